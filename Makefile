@@ -1,0 +1,33 @@
+# Every Go command needs the sqlite_fts5 tag (FTS5 says "no such module" without it).
+GO       ?= go
+TAGS     := sqlite_fts5
+GOFLAGS  := -tags=$(TAGS)
+BIN      := bin
+CMDS     := dir2mcp dir2mcp-scan dir2mcp-extract dir2mcp-embed dir2mcp-serve
+
+.PHONY: all build test test-short bench eval conformance fuzz lint vet fmt clean
+
+all: build
+
+build:
+	@mkdir -p $(BIN)
+	$(GO) build $(GOFLAGS) -o $(BIN)/ $(addprefix ./cmd/,$(CMDS))
+
+test:
+	$(GO) vet $(GOFLAGS) ./...
+	$(GO) test $(GOFLAGS) -timeout 14m ./...
+
+test-short:
+	$(GO) test $(GOFLAGS) -short ./...
+
+lint: vet
+	@out=$$(gofmt -l cmd lib scripts e2e 2>/dev/null); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet $(GOFLAGS) ./...
+
+fmt:
+	gofmt -w cmd lib scripts e2e
+
+clean:
+	rm -rf $(BIN)

@@ -1,0 +1,187 @@
+// Package answer implements ask (SPEC §9.4): retrieve hits for a question
+// and answer from them with citations. Without a chat model the answer is
+// extractive: the sentences and code lines of the hits that best cover the
+// question, each followed by its citation, quoted verbatim.
+package answer
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/dir2mcp/dir2mcp/lib/lexical"
+	"github.com/dir2mcp/dir2mcp/lib/record"
+	"github.com/dir2mcp/dir2mcp/lib/retrieve"
+)
+
+// Modes of ask.
+const (
+	ModeAnswer     = "answer"
+	ModeSearchOnly = "search_only"
+)
+
+// Kinds of answer.
+const (
+	KindGenerated  = "generated"
+	KindExtractive = "extractive"
+	KindNone       = "none"
+)
+
+// Citation points an answer at a hit.
+type Citation struct {
+	ChunkID int64       `json:"chunk_id"`
+	RelPath string      `json:"rel_path"`
+	Span    record.Span `json:"span"`
+}
+
+// Result is ask's structured output (SPEC §15.3).
+type Result struct {
+	Question         string         `json:"question"`
+	Answer           string         `json:"answer,omitempty"`
+	AnswerKind       string         `json:"answer_kind"`
+	Citations        []Citation     `json:"citations"`
+	Hits             []retrieve.Hit `json:"hits"`
+	IndexingComplete bool           `json:"indexing_complete"`
+}
+
+// Asker answers questions over a search engine.
+type Asker struct {
+	Engine *retrieve.Engine
+	// MaxContextChars bounds the text an answer draws on (rag.max_context_chars).
+	MaxContextChars int
+}
+
+// Ask answers req.Query (the question). Mode search_only returns hits only.
+func (a *Asker) Ask(ctx context.Context, req retrieve.Request, mode string) (Result, error) {
+	res, err := a.Engine.Search(ctx, req)
+	if err != nil {
+		return Result{}, err
+	}
+	out := Result{Question: req.Query, Hits: res.Hits, Citations: []Citation{}, IndexingComplete: res.IndexingComplete, AnswerKind: KindNone}
+	if mode == ModeSearchOnly {
+		return out, nil
+	}
+	out.AnswerKind = KindExtractive
+	out.Answer, out.Citations = extractive(req.Query, res.Hits, a.maxChars())
+	return out, nil
+}
+
+func (a *Asker) maxChars() int {
+	if a.MaxContextChars > 0 {
+		return min(a.MaxContextChars, 4000)
+	}
+	return 4000
+}
+
+// piece is a candidate passage of the answer.
+type piece struct {
+	hit   int // index in hits
+	text  string
+	code  bool
+	span  record.Span
+	score float64
+}
+
+// maxPieces bounds the passages quoted in an extractive answer.
+const maxPieces = 5
+
+// extractive builds an answer from the hits' snippets: every sentence (text)
+// or snippet (code) is scored by the distinct question terms it covers,
+// weighted by its hit's rank; the best are quoted with their citations.
+func extractive(question string, hits []retrieve.Hit, budget int) (string, []Citation) {
+	if len(hits) == 0 {
+		return "The indexed content has nothing that matches this question.", []Citation{}
+	}
+	terms := lexical.NewTermSet(lexical.Terms(question))
+	var cands []piece
+	for i, h := range hits {
+		rankW := 1.0 / float64(i+1)
+		if h.DocType == record.DocCode || h.Span.Kind != record.SpanLines {
+			cov := len(terms.Covered(h.Snippet))
+			cands = append(cands, piece{hit: i, text: h.Snippet, code: h.DocType == record.DocCode, span: h.Span,
+				score: (float64(cov) + 0.5) * rankW})
+			continue
+		}
+		for _, s := range sentences(h.Snippet, h.Span) {
+			cov := len(terms.Covered(s.text))
+			if cov == 0 && i > 0 {
+				continue
+			}
+			s.hit = i
+			s.score = (float64(cov) + 0.5) * rankW
+			cands = append(cands, s)
+		}
+	}
+	sort.SliceStable(cands, func(i, j int) bool { return cands[i].score > cands[j].score })
+	var chosen []piece
+	used := 0
+	for _, c := range cands {
+		if len(chosen) == maxPieces || used+len(c.text) > budget && len(chosen) > 0 {
+			break
+		}
+		chosen = append(chosen, c)
+		used += len(c.text)
+	}
+	// Present in hit order, then position, so the answer reads naturally.
+	sort.SliceStable(chosen, func(i, j int) bool {
+		if chosen[i].hit != chosen[j].hit {
+			return chosen[i].hit < chosen[j].hit
+		}
+		return chosen[i].span.Start() < chosen[j].span.Start()
+	})
+	var b strings.Builder
+	b.WriteString("From the indexed files (quoted; no chat model is configured, so this answer is extractive):\n")
+	cites := []Citation{}
+	for _, c := range chosen {
+		h := hits[c.hit]
+		cite := retrieve.Cite(h.RelPath, c.span)
+		if c.code {
+			fmt.Fprintf(&b, "\n%s\n```\n%s\n```\n", cite, strings.TrimRight(c.text, "\n"))
+		} else {
+			fmt.Fprintf(&b, "\n- %s %s\n", strings.Join(strings.Fields(c.text), " "), cite)
+		}
+		cites = append(cites, Citation{ChunkID: h.ChunkID, RelPath: h.RelPath, Span: c.span})
+	}
+	return strings.TrimRight(b.String(), "\n"), cites
+}
+
+// sentences splits a text snippet into sentences with their line spans.
+func sentences(snippet string, sp record.Span) []piece {
+	var out []piece
+	line := sp.StartLine
+	var cur strings.Builder
+	startLine := line
+	flush := func(end int) {
+		t := strings.TrimSpace(cur.String())
+		if len([]rune(t)) >= 12 {
+			out = append(out, piece{text: t, span: record.Lines(startLine, end)})
+		}
+		cur.Reset()
+	}
+	for i, r := range snippet {
+		if cur.Len() == 0 {
+			startLine = line
+		}
+		if r == '\n' {
+			// A blank line or a heading ends a sentence.
+			rest := snippet[i+1:]
+			if strings.HasPrefix(rest, "\n") || strings.HasPrefix(rest, "#") || strings.HasPrefix(rest, "- ") {
+				flush(line)
+				line++
+				continue
+			}
+			line++
+			cur.WriteByte(' ')
+			continue
+		}
+		cur.WriteRune(r)
+		if r == '.' || r == '?' || r == '!' {
+			if i+1 == len(snippet) || snippet[i+1] == ' ' || snippet[i+1] == '\n' {
+				flush(line)
+			}
+		}
+	}
+	flush(line)
+	return out
+}

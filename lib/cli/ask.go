@@ -1,0 +1,91 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/dir2mcp/dir2mcp/lib/answer"
+	"github.com/dir2mcp/dir2mcp/lib/embed/catalog"
+	"github.com/dir2mcp/dir2mcp/lib/errcode"
+	"github.com/dir2mcp/dir2mcp/lib/retrieve"
+	"github.com/dir2mcp/dir2mcp/lib/vector"
+	ucli "github.com/urfave/cli/v3"
+)
+
+func askCommand() *ucli.Command {
+	return &ucli.Command{
+		Name:      "ask",
+		Usage:     "answer a question from the index with citations (same engine as the MCP tool)",
+		UsageText: `dir2mcp ask [--k N] [--search-only] [--index auto|text|code|both] "QUESTION"`,
+		Flags: []ucli.Flag{
+			&ucli.IntFlag{Name: "k", Value: 10, Usage: "number of hits to draw on (1-50)"},
+			&ucli.BoolFlag{Name: "search-only", Usage: "print the hits without an answer"},
+			&ucli.StringFlag{Name: "index", Value: "auto", Usage: "auto | text | code | both"},
+			&ucli.StringFlag{Name: "path-prefix", Usage: "only files under this rel_path prefix"},
+			&ucli.StringFlag{Name: "glob", Usage: "only files matching this glob"},
+		},
+		Action: runAsk,
+	}
+}
+
+func runAsk(ctx context.Context, cmd *ucli.Command) error {
+	q := strings.TrimSpace(strings.Join(cmd.Args().Slice(), " "))
+	if q == "" {
+		return errcode.FieldError(errcode.MissingField, "question", `missing question: dir2mcp ask "QUESTION"`)
+	}
+	e, err := setup(cmd, false)
+	if err != nil {
+		return err
+	}
+	st, err := e.openStore(ctx, false)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	embs, err := catalog.Open(e.cfg)
+	if err != nil {
+		return err
+	}
+	vecs := map[string]*vector.Reloader{}
+	for kind := range embs {
+		r := vector.NewReloader(e.dir.Join(vector.FileName(kind)), vector.ReloaderOptions{})
+		defer r.Close()
+		<-r.Ready()
+		vecs[kind] = r
+	}
+	engine := &retrieve.Engine{Store: st, Vectors: vecs, Embedders: embs, Tuning: e.cfg.Search, Oversample: e.cfg.RAG.OversampleFactor,
+		Complete: func() bool {
+			c, err := e.dir.ReadCorpus()
+			return err == nil && !c.Indexing.Running
+		}}
+	mode := answer.ModeAnswer
+	if cmd.Bool("search-only") {
+		mode = answer.ModeSearchOnly
+	}
+	asker := &answer.Asker{Engine: engine, MaxContextChars: e.cfg.RAG.MaxContextChars}
+	res, err := asker.Ask(ctx, retrieve.Request{Query: q, K: int(cmd.Int("k")), Index: cmd.String("index"),
+		PathPrefix: cmd.String("path-prefix"), FileGlob: cmd.String("glob")}, mode)
+	if err != nil {
+		return err
+	}
+	if e.jsonOut {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res)
+	}
+	w := e.stdout
+	if mode == answer.ModeAnswer {
+		fmt.Fprintln(w, res.Answer)
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "Sources (%d):\n", len(res.Hits))
+	for i, h := range res.Hits {
+		fmt.Fprintf(w, "  %d. %s  score=%.4f\n", i+1, retrieve.Cite(h.RelPath, h.Span), h.Score)
+	}
+	if !res.IndexingComplete {
+		fmt.Fprintln(w, "(indexing is still running; results may be incomplete)")
+	}
+	return nil
+}

@@ -1,0 +1,38 @@
+package cli
+
+import (
+	"context"
+
+	"github.com/dir2mcp/dir2mcp/lib/embed/catalog"
+	ucli "github.com/urfave/cli/v3"
+)
+
+func reindexCommand() *ucli.Command {
+	return &ucli.Command{
+		Name:  "reindex",
+		Usage: "rebuild the whole index from scratch (full re-extract and re-embed)",
+		Description: "Discards representations, chunks and vectors and indexes everything again. Fails with " +
+			"INDEX_LOCKED while another writer (a running `up`) holds the index.",
+		Action: runReindex,
+	}
+}
+
+func runReindex(ctx context.Context, cmd *ucli.Command) error {
+	e, err := setup(cmd, false)
+	if err != nil {
+		return err
+	}
+	if err := preflight(e); err != nil {
+		return err
+	}
+	st, err := openIndex(ctx, e)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	embs, err := catalog.Open(e.cfg)
+	if err != nil {
+		return err
+	}
+	return runJob(ctx, e, st, embs, &tracker{}, true)
+}

@@ -1,0 +1,273 @@
+package cli
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/dir2mcp/dir2mcp/lib/config"
+	"github.com/dir2mcp/dir2mcp/lib/embed/catalog"
+	"github.com/dir2mcp/dir2mcp/lib/errcode"
+	"github.com/dir2mcp/dir2mcp/lib/events"
+	"github.com/dir2mcp/dir2mcp/lib/exclude"
+	"github.com/dir2mcp/dir2mcp/lib/indexer"
+	"github.com/dir2mcp/dir2mcp/lib/mcpserver"
+	"github.com/dir2mcp/dir2mcp/lib/record"
+	"github.com/dir2mcp/dir2mcp/lib/retrieve"
+	"github.com/dir2mcp/dir2mcp/lib/state"
+	"github.com/dir2mcp/dir2mcp/lib/store"
+	"github.com/dir2mcp/dir2mcp/lib/vector"
+	ucli "github.com/urfave/cli/v3"
+)
+
+// serverFlags are the `up`/`serve` flags (SPEC §2.3).
+func serverFlags() []ucli.Flag {
+	return []ucli.Flag{
+		&ucli.StringFlag{Name: "listen", Usage: "`host:port` to listen on (default 127.0.0.1:0, a free port)"},
+		&ucli.StringFlag{Name: "mcp-path", Usage: "MCP endpoint `path` (default /mcp)"},
+		&ucli.BoolFlag{Name: "public", Usage: "listen on all interfaces (requires auth)"},
+		&ucli.StringFlag{Name: "auth", Usage: "auto | none | file:`PATH` (never pass a token on the command line)"},
+		&ucli.StringFlag{Name: "tls-cert", Usage: "TLS certificate `file` (PEM)"},
+		&ucli.StringFlag{Name: "tls-key", Usage: "TLS private key `file` (PEM)"},
+		&ucli.StringFlag{Name: "x402", Usage: "payments: off | on | required"},
+		&ucli.StringFlag{Name: "x402-facilitator-url", Usage: "x402 facilitator `URL`"},
+		&ucli.StringFlag{Name: "x402-resource-base-url", Usage: "public base `URL` used in payment requirements"},
+		&ucli.StringFlag{Name: "x402-network", Usage: "CAIP-2 network `id`, e.g. eip155:8453"},
+		&ucli.StringFlag{Name: "x402-price", Usage: "default per-call `price`"},
+		&ucli.BoolFlag{Name: "read-only", Usage: "harden against future write tools (dir2mcp is read-only by design)"},
+	}
+}
+
+// service is a running MCP server over a state directory.
+type service struct {
+	e       *env
+	store   *store.Store
+	engine  *retrieve.Engine
+	vectors map[string]*vector.Reloader
+	ln      net.Listener
+	http    *http.Server
+	url     string
+	token   state.Token
+	models  state.Models
+	served  chan error
+}
+
+// models names the models in use for stats and corpus.json.
+func models(cfg *config.Config, embedders map[string]string) state.Models {
+	return state.Models{
+		EmbedText: embedders[record.KindText], EmbedCode: embedders[record.KindCode],
+		OCR: "none (no OCR provider configured)", STTProvider: cfg.STT.Provider,
+		STTModel: "none (no STT provider configured)", Chat: "none (extractive answers)",
+	}
+}
+
+// startService binds the listener and serves MCP over st. status reports
+// the indexing job (nil: read corpus.json). It returns once the server is
+// accepting connections.
+func startService(ctx context.Context, e *env, st *store.Store, status func(context.Context) indexer.Status) (*service, error) {
+	cfg := e.cfg
+	tok, err := resolveToken(e)
+	if err != nil {
+		return nil, err
+	}
+	events.RegisterSecret(tok.Value)
+	embs, err := catalog.Open(cfg)
+	if err != nil {
+		return nil, err
+	}
+	ex, err := exclude.New(cfg.Security.PathExcludes, cfg.Security.SecretPatterns)
+	if err != nil {
+		return nil, err
+	}
+	var tlsCfg *tls.Config
+	if cfg.Server.TLS.Enabled || cfg.Server.TLS.CertFile != "" {
+		cert, err := tls.LoadX509KeyPair(cfg.Server.TLS.CertFile, cfg.Server.TLS.KeyFile)
+		if err != nil {
+			return nil, errcode.Wrap(errcode.TLSConfigInvalid, err, "cannot load TLS certificate %s / key %s: %v", cfg.Server.TLS.CertFile, cfg.Server.TLS.KeyFile, err)
+		}
+		tlsCfg = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	}
+	listen := cfg.Server.Listen
+	if cfg.Server.Public {
+		_, port, err := net.SplitHostPort(listen)
+		if err != nil {
+			port = "0"
+		}
+		listen = net.JoinHostPort("0.0.0.0", port)
+	}
+	host, _, _ := net.SplitHostPort(listen)
+	if tok.Value == "" && !mcpserver.IsLoopback(host) {
+		return nil, errcode.FieldError(errcode.ConfigInvalid, "security.auth.mode",
+			"--auth none is only allowed on a loopback address; %s is reachable from other machines (use a token)", listen)
+	}
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		return nil, errcode.Wrap(errcode.BindFailed, err, "cannot listen on %s: %v", listen, err)
+	}
+	s := &service{e: e, store: st, ln: ln, token: tok, served: make(chan error, 1), vectors: map[string]*vector.Reloader{}}
+	ids := map[string]string{}
+	for kind, emb := range embs {
+		s.vectors[kind] = vector.NewReloader(e.dir.Join(vector.FileName(kind)), vector.ReloaderOptions{})
+		ids[kind] = emb.ID()
+	}
+	s.models = models(cfg, ids)
+	s.engine = &retrieve.Engine{
+		Store: st, Vectors: s.vectors, Embedders: embs, Tuning: cfg.Search, Oversample: cfg.RAG.OversampleFactor,
+	}
+	srv := &mcpserver.Server{
+		Engine: s.engine, Store: st, Root: e.root, Dir: e.dir, Exclude: ex, Config: cfg, Models: s.models,
+		Status: status, Logger: serverLogger(e), Events: e.ev,
+	}
+	s.engine.Complete = func() bool {
+		if status != nil {
+			return !status(context.Background()).Running
+		}
+		c, err := e.dir.ReadCorpus()
+		return err == nil && !c.Indexing.Running
+	}
+	scheme := "http"
+	if tlsCfg != nil {
+		scheme = "https"
+	}
+	addr := ln.Addr().(*net.TCPAddr)
+	urlHost := addr.IP.String()
+	if addr.IP.IsUnspecified() {
+		urlHost = "127.0.0.1"
+	}
+	s.url = fmt.Sprintf("%s://%s%s", scheme, net.JoinHostPort(urlHost, fmt.Sprint(addr.Port)), cfg.Server.MCPPath)
+	s.http = &http.Server{
+		Handler: srv.Handler(mcpserver.HTTPOptions{
+			Path: cfg.Server.MCPPath, Token: tok.Value, AllowedOrigins: cfg.Security.AllowedOrigins,
+			SessionTimeout: cfg.Server.SessionInactivityTimeout.Std(), MaxBodyBytes: cfg.Server.MaxBodyBytes,
+			Logger: serverLogger(e),
+		}),
+		ReadHeaderTimeout: 10 * time.Second,
+		TLSConfig:         tlsCfg,
+		ErrorLog:          slog.NewLogLogger(serverLogger(e).Handler(), slog.LevelWarn),
+	}
+	go func() {
+		var err error
+		if tlsCfg != nil {
+			err = s.http.ServeTLS(ln, "", "")
+		} else {
+			err = s.http.Serve(ln)
+		}
+		if errors.Is(err, http.ErrServerClosed) {
+			err = nil
+		}
+		s.served <- err
+	}()
+	return s, nil
+}
+
+func serverLogger(e *env) *slog.Logger {
+	return slog.New(slog.NewTextHandler(redactingWriter{e.stderr}, &slog.HandlerOptions{Level: slog.LevelWarn}))
+}
+
+type redactingWriter struct {
+	w interface{ Write([]byte) (int, error) }
+}
+
+func (r redactingWriter) Write(p []byte) (int, error) {
+	if _, err := r.w.Write([]byte(events.Redact(string(p)))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// connection is the connection block for clients.
+func (s *service) connection() state.Connection {
+	return state.NewConnection(s.url, s.token)
+}
+
+// announce writes connection.json and prints the SPEC §3.1 block (or the
+// server_started and connection events).
+func (s *service) announce(mode string) error {
+	e := s.e
+	conn := s.connection()
+	if err := e.dir.WriteConnection(conn); err != nil {
+		return errcode.Wrap(errcode.StoreCorrupt, err, "write %s: %v", e.dir.Join(state.ConnectionFile), err)
+	}
+	if e.jsonOut {
+		e.ev.Emit(events.Info, record.EvServerStarted, map[string]any{
+			"listen": s.ln.Addr().String(), "url": s.url, "mcp_path": e.cfg.Server.MCPPath,
+			"protocol_version": state.ProtocolVersion, "state_dir": e.dir.Path, "root": e.root.Dir(),
+		})
+		data := map[string]any{
+			"transport": conn.Transport, "url": conn.URL, "headers": conn.Headers, "token_source": conn.TokenSource,
+		}
+		if conn.TokenFile != "" {
+			data["token_file"] = conn.TokenFile
+		}
+		if conn.TokenEnv != "" {
+			data["token_env"] = conn.TokenEnv
+		}
+		e.ev.Emit(events.Info, record.EvConnection, data)
+		return nil
+	}
+	if e.cmd.Bool("quiet") {
+		return nil
+	}
+	w := e.stdout
+	fmt.Fprintf(w, "Index: %s  (%s + %s + %s)\n", e.dir.Path, store.FileName, vector.FileName(record.KindText), vector.FileName(record.KindCode))
+	if mode != "" {
+		fmt.Fprintf(w, "Mode: %s  (server-first; indexing in background)\n", mode)
+	}
+	fmt.Fprintf(w, "\nMCP endpoint:\n  URL:    %s\n", s.url)
+	if s.token.Source == "" {
+		fmt.Fprintf(w, "  Auth:   none (loopback only)\n")
+	} else {
+		fmt.Fprintf(w, "  Auth:   Bearer (%s)\n", s.token.Describe())
+	}
+	fmt.Fprintf(w, "  Headers:\n    MCP-Protocol-Version: %s\n", state.ProtocolVersion)
+	if s.token.Source != "" {
+		fmt.Fprintf(w, "    Authorization: Bearer <token>\n")
+	}
+	fmt.Fprintf(w, "    MCP-Session-Id: (assigned after initialize response)\n\n")
+	return nil
+}
+
+// shutdown stops accepting requests and waits briefly for in-flight ones.
+func (s *service) shutdown() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err := s.http.Shutdown(ctx)
+	for _, r := range s.vectors {
+		r.Close()
+	}
+	return err
+}
+
+// resolveToken finds the bearer token per security.auth (SPEC §10.6, §17).
+func resolveToken(e *env) (state.Token, error) {
+	a := e.cfg.Security.Auth
+	switch a.Mode {
+	case "none":
+		if e.cfg.Server.Public {
+			return state.Token{}, errcode.FieldError(errcode.ConfigInvalid, "security.auth.mode", "--public requires auth; --auth none is refused")
+		}
+		return state.Token{}, nil
+	case "file":
+		return state.ReadTokenFile(a.TokenFile)
+	}
+	if name := a.TokenEnv; name != "" {
+		if v, ok := os.LookupEnv(name); ok && strings.TrimSpace(v) != "" {
+			v = strings.TrimSpace(v)
+			if len(v) < 16 {
+				return state.Token{}, errcode.FieldError(errcode.ConfigInvalid, name, "$%s must hold a token of at least 16 characters", name)
+			}
+			return state.Token{Value: v, Source: "env", EnvName: name}, nil
+		}
+	}
+	if a.TokenFile != "" {
+		return state.ReadTokenFile(a.TokenFile)
+	}
+	return e.dir.EnsureToken()
+}

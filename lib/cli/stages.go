@@ -1,0 +1,269 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+
+	"github.com/dir2mcp/dir2mcp/lib/embed/catalog"
+	"github.com/dir2mcp/dir2mcp/lib/errcode"
+	"github.com/dir2mcp/dir2mcp/lib/events"
+	"github.com/dir2mcp/dir2mcp/lib/indexer"
+	"github.com/dir2mcp/dir2mcp/lib/record"
+	"github.com/dir2mcp/dir2mcp/lib/state"
+	"github.com/dir2mcp/dir2mcp/lib/store"
+	ucli "github.com/urfave/cli/v3"
+)
+
+// ScanCommand is `dir2mcp scan` / dir2mcp-scan.
+func ScanCommand() *ucli.Command {
+	return &ucli.Command{
+		Name:      "scan",
+		Usage:     "walk the root and print one NDJSON document record per file",
+		UsageText: "dir2mcp-scan [--dir DIR] [--state-dir DIR] [--rehash] > documents.ndjson",
+		Description: "Change status (new/modified/unchanged/deleted) is computed against the state dir's index, " +
+			"if one exists; nothing is written. See docs/pipeline.md for the record format.",
+		Flags: []ucli.Flag{
+			&ucli.BoolFlag{Name: "rehash", Usage: "read and hash every file (ignore the size+mtime shortcut)"},
+		},
+		Action: runScan,
+	}
+}
+
+func runScan(ctx context.Context, cmd *ucli.Command) error {
+	e, err := setup(cmd, true)
+	if err != nil {
+		return err
+	}
+	var st *store.Store
+	if s, err := e.openStore(ctx, false); err == nil {
+		st = s
+		defer st.Close()
+	} else if errcode.Of(err) != errcode.IndexNotReady {
+		return err
+	}
+	changed, err := indexer.PolicyChanged(ctx, st, e.cfg)
+	if err != nil {
+		return err
+	}
+	w := record.NewWriter(e.stdout)
+	defer w.Flush()
+	stats, err := indexer.Scan(ctx, e.cfg, indexer.ScanInput{Root: e.root.Dir(), Dir: e.dir, Store: st,
+		Rehash: cmd.Bool("rehash") || (st != nil && changed)}, func(d record.Document) error { return w.Write(d) })
+	if err != nil {
+		return err
+	}
+	e.ev.Emit(events.Info, record.EvScanProgress, map[string]any{
+		"scanned": stats.Scanned, "new": stats.New, "modified": stats.Modified, "unchanged": stats.Unchanged,
+		"deleted": stats.Deleted, "skipped": stats.Skipped, "errors": stats.Errors,
+		"message": scanSummary(stats.Scanned, stats.New, stats.Modified, stats.Unchanged, stats.Deleted, stats.Skipped, stats.Errors),
+	})
+	return w.Flush()
+}
+
+// ExtractCommand is `dir2mcp extract` / dir2mcp-extract.
+func ExtractCommand() *ucli.Command {
+	return &ucli.Command{
+		Name:      "extract",
+		Usage:     "read document records on stdin, store representations and chunks, print chunk records",
+		UsageText: "dir2mcp-scan | dir2mcp-extract [--state-dir DIR] [--force] > chunks.ndjson",
+		Description: "Takes the index lock (locks/index.lock). Prints a chunk record for every chunk it creates " +
+			"(new text, pending embedding); unchanged chunks keep their vectors and are not printed.",
+		Flags: []ucli.Flag{
+			&ucli.BoolFlag{Name: "force", Usage: "rebuild representations of unchanged documents too"},
+		},
+		Action: runExtract,
+	}
+}
+
+func runExtract(ctx context.Context, cmd *ucli.Command) error {
+	e, err := setup(cmd, true)
+	if err != nil {
+		return err
+	}
+	lock, err := e.dir.TryLock(state.IndexLock)
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
+	st, err := e.openStore(ctx, true)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	changed, err := indexer.PolicyChanged(ctx, st, e.cfg)
+	if err != nil {
+		return err
+	}
+	w := record.NewWriter(e.stdout)
+	defer w.Flush()
+	prog := &indexer.Progress{}
+	x := &indexer.Extractor{Store: st, Config: e.cfg, Progress: prog, Events: e.ev,
+		Out: func(c record.Chunk) error { return w.Write(c) }, Force: cmd.Bool("force") || changed}
+	docs := make(chan record.Document, 256)
+	readErr := make(chan error, 1)
+	go func() {
+		defer close(docs)
+		r := record.NewReader(os.Stdin, record.TypeDocument)
+		for {
+			d := record.NewDocument()
+			if err := r.Next(&d); err != nil {
+				if errors.Is(err, io.EOF) {
+					err = nil
+				}
+				readErr <- err
+				return
+			}
+			select {
+			case docs <- d:
+			case <-ctx.Done():
+				readErr <- ctx.Err()
+				return
+			}
+		}
+	}()
+	if err := x.Run(ctx, docs); err != nil {
+		return err
+	}
+	if err := <-readErr; err != nil {
+		return errcode.Wrap(errcode.InvalidField, err, "stdin: %v", err)
+	}
+	if err := indexer.SavePolicy(ctx, st, e.cfg); err != nil {
+		return err
+	}
+	s := prog.Snapshot()
+	e.ev.Emit(events.Info, record.EvScanProgress, map[string]any{
+		"scanned": s.Scanned, "indexed": s.Indexed, "unchanged": s.Unchanged, "skipped": s.Skipped,
+		"deleted": s.Deleted, "errors": s.Errors, "chunks_added": s.ChunksAdded, "chunks_kept": s.ChunksKept,
+		"chunks_removed": s.ChunksRemoved,
+		"message":        extractSummary(s),
+	})
+	return w.Flush()
+}
+
+// EmbedCommand is `dir2mcp embed` / dir2mcp-embed.
+func EmbedCommand() *ucli.Command {
+	return &ucli.Command{
+		Name:      "embed",
+		Usage:     "embed pending chunks into the vector files",
+		UsageText: "dir2mcp-embed [--state-dir DIR]            (pending chunks from the index)\n   dir2mcp-extract | dir2mcp-embed --input stdin   (chunk records from a pipe)",
+		Description: "Takes the vectors lock (locks/vectors.lock). With --input auto (default) chunk records are read " +
+			"from stdin when it is a pipe, otherwise every pending chunk in the index is embedded.",
+		Flags: []ucli.Flag{
+			&ucli.StringFlag{Name: "input", Value: "auto", Usage: "auto | stdin | store"},
+		},
+		Action: runEmbed,
+	}
+}
+
+func runEmbed(ctx context.Context, cmd *ucli.Command) error {
+	e, err := setup(cmd, true)
+	if err != nil {
+		return err
+	}
+	input := cmd.String("input")
+	switch input {
+	case "auto":
+		input = "store"
+		if fi, err := os.Stdin.Stat(); err == nil && fi.Mode()&os.ModeNamedPipe != 0 {
+			input = "stdin"
+		}
+	case "stdin", "store":
+	default:
+		return errcode.FieldError(errcode.ConfigInvalid, "--input", "--input must be auto, stdin or store; got %q", input)
+	}
+	lock, err := e.dir.TryLock(state.VectorsLock)
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
+	st, err := e.openStore(ctx, false)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	embs, err := catalog.Open(e.cfg)
+	if err != nil {
+		return err
+	}
+	prog := &indexer.Progress{}
+	emb := &indexer.Embedding{Store: st, Dir: e.dir, Embedders: embs, Progress: prog, Events: e.ev,
+		BatchSize: e.cfg.Embed.BatchSize, Concurrency: e.cfg.Embed.Concurrency}
+	if input == "store" {
+		err = emb.Run(ctx, nil)
+	} else {
+		in := make(chan record.Chunk, 1024)
+		readErr := make(chan error, 1)
+		go func() {
+			defer close(in)
+			r := record.NewReader(os.Stdin, record.TypeChunk)
+			for {
+				c := record.NewChunk()
+				if err := r.Next(&c); err != nil {
+					if errors.Is(err, io.EOF) {
+						err = nil
+					}
+					readErr <- err
+					return
+				}
+				in <- c
+			}
+		}()
+		err = emb.RunRecords(ctx, in)
+		if rerr := <-readErr; err == nil && rerr != nil {
+			err = errcode.Wrap(errcode.InvalidField, rerr, "stdin: %v", rerr)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	c, _ := st.Counts(ctx)
+	s := prog.Snapshot()
+	e.ev.Emit(events.Info, record.EvEmbedProgress, map[string]any{
+		"embedded_this_run": s.Embedded, "errors": s.EmbedErrors, "chunks_total": c.Chunks, "embedded_ok": c.Embedded,
+		"pending": c.Pending, "message": embedSummary(s, c),
+	})
+	return nil
+}
+
+// ServeCommand is `dir2mcp serve` / dir2mcp-serve.
+func ServeCommand() *ucli.Command {
+	return &ucli.Command{
+		Name:  "serve",
+		Usage: "serve an existing state dir over MCP (no indexing)",
+		Description: "Reads the index while other processes (dir2mcp-extract, dir2mcp-embed, cron jobs) write it; " +
+			"new chunks and vector files are picked up without a restart.",
+		Flags:  serverFlags(),
+		Action: runServe,
+	}
+}
+
+func runServe(ctx context.Context, cmd *ucli.Command) error {
+	e, err := setup(cmd, false)
+	if err != nil {
+		return err
+	}
+	st, err := openIndex(ctx, e)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	svc, err := startService(ctx, e, st, nil)
+	if err != nil {
+		return err
+	}
+	defer svc.shutdown()
+	if err := svc.announce(""); err != nil {
+		return err
+	}
+	select {
+	case <-ctx.Done():
+		return nil
+	case err := <-svc.served:
+		if err != nil {
+			return errcode.Wrap(errcode.BindFailed, err, "server stopped: %v", err)
+		}
+		return nil
+	}
+}

@@ -1,0 +1,100 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/dir2mcp/dir2mcp/lib/state"
+	"github.com/dir2mcp/dir2mcp/lib/store"
+	ucli "github.com/urfave/cli/v3"
+)
+
+func statusCommand() *ucli.Command {
+	return &ucli.Command{
+		Name:   "status",
+		Usage:  "show index state and indexing progress (works while `up` runs)",
+		Action: runStatus,
+	}
+}
+
+type statusOut struct {
+	Root       string            `json:"root"`
+	StateDir   string            `json:"state_dir"`
+	Indexing   state.Indexing    `json:"indexing"`
+	Models     state.Models      `json:"models"`
+	Documents  int64             `json:"documents"`
+	ByStatus   map[string]int64  `json:"by_status"`
+	ByDocType  map[string]int64  `json:"by_doc_type"`
+	Chunks     int64             `json:"chunks"`
+	Embedded   int64             `json:"embedded"`
+	Pending    int64             `json:"pending"`
+	Connection *state.Connection `json:"connection,omitempty"`
+}
+
+func runStatus(ctx context.Context, cmd *ucli.Command) error {
+	e, err := setup(cmd, false)
+	if err != nil {
+		return err
+	}
+	st, err := e.openStore(ctx, false)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	c, err := st.Counts(ctx)
+	if err != nil {
+		return err
+	}
+	out := statusOut{Root: e.root.Dir(), StateDir: e.dir.Path, Documents: c.Documents, ByStatus: c.ByStatus,
+		ByDocType: c.ByDocType, Chunks: c.Chunks, Embedded: c.Embedded, Pending: c.Pending}
+	if corpus, err := e.dir.ReadCorpus(); err == nil {
+		out.Indexing, out.Models = corpus.Indexing, corpus.Models
+		out.Indexing.Running = corpus.Indexing.Running && state.ProcessAlive(corpus.Indexing.PID)
+	}
+	if conn, err := e.dir.ReadConnection(); err == nil && state.ProcessAlive(conn.PID) {
+		out.Connection = &conn
+	}
+	if e.jsonOut {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	w := e.stdout
+	fmt.Fprintf(w, "Root:      %s\nIndex:     %s (%s)\n", out.Root, out.StateDir, store.FileName)
+	activity := "idle"
+	if out.Indexing.Running {
+		activity = "running (" + out.Indexing.Mode + ", " + out.Indexing.JobID + ")"
+	}
+	fmt.Fprintf(w, "Indexing:  %s\n", activity)
+	fmt.Fprintf(w, "Documents: %d  %s\n", out.Documents, kv(out.ByStatus))
+	fmt.Fprintf(w, "Types:     %s\n", kv(out.ByDocType))
+	fmt.Fprintf(w, "Chunks:    %d  embedded=%d pending=%d\n", out.Chunks, out.Embedded, out.Pending)
+	if out.Models.EmbedText != "" {
+		fmt.Fprintf(w, "Embedder:  text=%s code=%s\n", out.Models.EmbedText, out.Models.EmbedCode)
+	}
+	ix := out.Indexing
+	if ix.JobID != "" {
+		fmt.Fprintf(w, "Last job:  scanned=%d indexed=%d unchanged=%d skipped=%d deleted=%d errors=%d\n",
+			ix.Scanned, ix.Indexed, ix.Unchanged, ix.Skipped, ix.Deleted, ix.Errors)
+	}
+	if out.Connection != nil {
+		fmt.Fprintf(w, "Serving:   %s (pid %d)\n", out.Connection.URL, out.Connection.PID)
+	}
+	return nil
+}
+
+func kv(m map[string]int64) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s=%d", k, m[k])
+	}
+	return strings.Join(parts, " ")
+}

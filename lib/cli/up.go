@@ -1,0 +1,252 @@
+package cli
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dir2mcp/dir2mcp/lib/config"
+	"github.com/dir2mcp/dir2mcp/lib/embed"
+	"github.com/dir2mcp/dir2mcp/lib/embed/catalog"
+	"github.com/dir2mcp/dir2mcp/lib/errcode"
+	"github.com/dir2mcp/dir2mcp/lib/events"
+	"github.com/dir2mcp/dir2mcp/lib/exclude"
+	"github.com/dir2mcp/dir2mcp/lib/indexer"
+	"github.com/dir2mcp/dir2mcp/lib/record"
+	"github.com/dir2mcp/dir2mcp/lib/scan"
+	"github.com/dir2mcp/dir2mcp/lib/state"
+	"github.com/dir2mcp/dir2mcp/lib/store"
+	"github.com/dir2mcp/dir2mcp/lib/watch"
+	ucli "github.com/urfave/cli/v3"
+)
+
+func upCommand() *ucli.Command {
+	return &ucli.Command{
+		Name:  "up",
+		Usage: "start the MCP server now and index the directory in the background",
+		Description: "Binds the MCP endpoint first, prints how to connect, then scans, extracts and embeds " +
+			"the directory incrementally while serving. Keeps the index fresh as files change (ingest.watch).",
+		Flags:  serverFlags(),
+		Action: runUp,
+	}
+}
+
+// tracker exposes the state of the current indexing job to the server.
+type tracker struct {
+	mu       sync.Mutex
+	job      string
+	mode     string
+	running  bool
+	progress *indexer.Progress
+}
+
+func (t *tracker) start(mode string) *indexer.Progress {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.job, t.mode, t.running, t.progress = newJobID(), mode, true, &indexer.Progress{}
+	return t.progress
+}
+
+func (t *tracker) finish() {
+	t.mu.Lock()
+	t.running = false
+	t.mu.Unlock()
+}
+
+func (t *tracker) status(context.Context) indexer.Status {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	st := indexer.Status{JobID: t.job, Running: t.running, Mode: t.mode}
+	if t.progress != nil {
+		st.Run = t.progress.Snapshot()
+	}
+	return st
+}
+
+func newJobID() string {
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	return "job_" + time.Now().UTC().Format("20060102T150405") + "_" + hex.EncodeToString(b)
+}
+
+// preflight refuses to start when an enabled feature lacks credentials
+// (SPEC §2.5, §3.3).
+func preflight(e *env) error {
+	m := config.MissingCredentials(e.cfg)
+	if len(m) == 0 {
+		return nil
+	}
+	msg := strings.TrimPrefix(config.FormatMissing(m), "ERROR: "+string(errcode.ConfigInvalid)+": ")
+	return errcode.New(errcode.ConfigInvalid, "%s", msg)
+}
+
+// openIndex opens (creating if needed) the store for a long-running command
+// and reports index_loaded.
+func openIndex(ctx context.Context, e *env) (*store.Store, error) {
+	st, err := e.openStore(ctx, true)
+	if err != nil {
+		return nil, err
+	}
+	c, err := st.Counts(ctx)
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	e.ev.Emit(events.Info, record.EvIndexLoaded, map[string]any{
+		"state_dir": e.dir.Path, "documents": c.Documents, "chunks": c.Chunks, "embedded": c.Embedded,
+		"schema_version": store.SchemaVersion,
+	})
+	return st, nil
+}
+
+func runUp(ctx context.Context, cmd *ucli.Command) error {
+	e, err := setup(cmd, false)
+	if err != nil {
+		return err
+	}
+	if err := preflight(e); err != nil {
+		return err
+	}
+	st, err := openIndex(ctx, e)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if err := config.WriteSnapshot(e.dir.Join(state.SnapshotFile), e.cfg, e.src); err != nil {
+		return errcode.Wrap(errcode.StoreCorrupt, err, "write config snapshot: %v", err)
+	}
+	tr := &tracker{mode: "incremental"}
+	svc, err := startService(ctx, e, st, tr.status)
+	if err != nil {
+		return err
+	}
+	defer svc.shutdown()
+	if err := svc.announce("incremental"); err != nil {
+		return err
+	}
+	embs, err := catalog.Open(e.cfg)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	indexed := make(chan error, 1)
+	go func() { indexed <- keepIndexed(ctx, e, st, embs, svc, tr) }()
+	select {
+	case <-ctx.Done():
+		cancel()
+		<-indexed
+		return nil
+	case err := <-svc.served:
+		cancel()
+		<-indexed
+		return errcode.Wrap(errcode.BindFailed, err, "server stopped: %v", err)
+	case err := <-indexed:
+		if err != nil {
+			return err
+		}
+		// Indexing ended without error and without watching: keep serving.
+		select {
+		case <-ctx.Done():
+			return nil
+		case err := <-svc.served:
+			return err
+		}
+	}
+}
+
+// keepIndexed runs the initial index, then re-runs it incrementally on every
+// burst of file changes until ctx ends. Only a fatal error stops it.
+func keepIndexed(ctx context.Context, e *env, st *store.Store, embs map[string]embed.Embedder, svc *service, tr *tracker) error {
+	changed := make(chan struct{}, 1)
+	if e.cfg.Ingest.Watch {
+		go func() {
+			_ = watch.Run(ctx, e.root.Dir(), watch.Options{
+				Skip: watchSkip(e),
+				Warn: func(msg string) { e.ev.Emit(events.Warn, record.EvNotice, map[string]any{"message": msg}) },
+			}, changed)
+		}()
+	}
+	for {
+		if err := runJob(ctx, e, st, embs, tr, false); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			e.ev.Emit(events.Error, record.EvFatal, map[string]any{"code": string(errcode.Of(err)), "message": errcode.As(err).Message})
+			return err
+		}
+		if !e.cfg.Ingest.Watch {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-changed:
+		}
+	}
+}
+
+// runJob runs one indexing job with progress reporting.
+func runJob(ctx context.Context, e *env, st *store.Store, embs map[string]embed.Embedder, tr *tracker, full bool) error {
+	mode := "incremental"
+	if full {
+		mode = "full"
+	}
+	prog := tr.start(mode)
+	defer tr.finish()
+	ids := map[string]string{}
+	for k, m := range embs {
+		ids[k] = m.ID()
+	}
+	rep := &indexer.Reporter{Root: e.root.Dir(), Dir: e.dir, Store: st, Events: e.ev, Models: models(e.cfg, ids)}
+	if bar := newProgressBar(e); bar != nil {
+		rep.Line = bar.update
+		defer bar.finish()
+	}
+	stop := rep.Start(ctx, tr.status(ctx).JobID, mode, prog)
+	job := &indexer.Job{Config: e.cfg, Root: e.root.Dir(), Dir: e.dir, Store: st, Embedders: embs,
+		Events: e.ev, Progress: prog, Full: full}
+	err := job.Run(ctx)
+	if ctx.Err() != nil {
+		stop(nil)
+		return ctx.Err()
+	}
+	stop(err)
+	return err
+}
+
+// watchSkip tells the watcher which directories never need watching: the
+// state dir and the built-in and configured ignore patterns.
+func watchSkip(e *env) func(string) bool {
+	stateRel, err := filepath.Rel(e.root.Dir(), e.dir.Path)
+	if err != nil || strings.HasPrefix(stateRel, "..") {
+		stateRel = ""
+	}
+	stateRel = filepath.ToSlash(stateRel)
+	var rules exclude.Rules
+	for _, s := range append(append([]string{}, scan.DefaultIgnore...), e.cfg.Ingest.Ignore...) {
+		if p, err := exclude.ParsePattern(s); err == nil {
+			rules = append(rules, p)
+		}
+	}
+	return func(rel string) bool {
+		if rel == stateRel {
+			return true
+		}
+		_, skip := rules.Excluded(rel, true)
+		return skip
+	}
+}
+
+// versionString is used by `version` and the server.
+func versionString() string {
+	return fmt.Sprintf("dir2mcp %s (MCP %s, store schema %d)", Version, state.ProtocolVersion, store.SchemaVersion)
+}
+
+// Version is the dir2mcp release version.
+var Version = "0.4.0"

@@ -1,0 +1,239 @@
+// Package config holds the .dir2mcp.yaml schema (SPEC §16), its defaults,
+// and the resolution of flags > env > file > defaults into one effective
+// Config.
+package config
+
+// Config is the effective configuration. Field yaml tags are the key names
+// in .dir2mcp.yaml; nested structs are nested mappings.
+type Config struct {
+	Version  int            `yaml:"version"`
+	Mistral  MistralConfig  `yaml:"mistral"`
+	Embed    EmbedConfig    `yaml:"embed"`
+	Search   SearchConfig   `yaml:"search"`
+	RAG      RAGConfig      `yaml:"rag"`
+	Ingest   IngestConfig   `yaml:"ingest"`
+	Chunking ChunkingConfig `yaml:"chunking"`
+	STT      STTConfig      `yaml:"stt"`
+	X402     X402Config     `yaml:"x402"`
+	Server   ServerConfig   `yaml:"server"`
+	Secrets  SecretsConfig  `yaml:"secrets"`
+	Security SecurityConfig `yaml:"security"`
+}
+
+// Secret is a credential value with where it came from. Its plaintext is
+// never marshalled or formatted: YAML/JSON output and %v show only the
+// source (see Describe). Load fills Value and Source.
+type Secret struct {
+	Value string `yaml:"-" json:"-"`
+	// Source is env:NAME | file:PATH | config | session | "" (no source).
+	// env:NAME is kept when NAME is unset, so Value may be empty; use IsSet.
+	// "config" is a plaintext value written in the config file.
+	Source string `yaml:"-" json:"-"`
+	// Ref is the literal reference written in the file, e.g. "${MISTRAL_API_KEY}".
+	Ref string `yaml:"-" json:"-"`
+}
+
+// MistralConfig configures the Mistral provider (SPEC §8.1).
+type MistralConfig struct {
+	// The secret tag names the canonical env var that overrides the key
+	// (SPEC §16.1.1).
+	APIKey         Secret `yaml:"api_key" secret:"MISTRAL_API_KEY"`
+	BaseURL        string `yaml:"base_url"`
+	ChatModel      string `yaml:"chat_model"`
+	EmbedTextModel string `yaml:"embed_text_model"`
+	EmbedCodeModel string `yaml:"embed_code_model"`
+	OCRModel       string `yaml:"ocr_model"`
+}
+
+// EmbedConfig selects the embedder (extension to SPEC §16).
+type EmbedConfig struct {
+	// Provider: auto | local | hash | mistral | openai | ollama.
+	// auto = mistral when a Mistral key is present, else the offline default.
+	Provider    string `yaml:"provider"`
+	BatchSize   int    `yaml:"batch_size"`  // inputs per embed call
+	Concurrency int    `yaml:"concurrency"` // parallel embed calls; 0 = number of CPUs
+}
+
+// SearchConfig tunes hybrid retrieval (extension to SPEC §16).
+type SearchConfig struct {
+	RRFK          float64 `yaml:"rrf_k"`          // reciprocal rank fusion constant
+	LexicalWeight float64 `yaml:"lexical_weight"` // BM25 channel weight in fusion
+	VectorWeight  float64 `yaml:"vector_weight"`  // vector channel weight in fusion
+	Candidates    int     `yaml:"candidates"`     // candidates per channel before fusion
+	MaxPerFile    int     `yaml:"max_per_file"`   // cap on hits from one file (0 = no cap)
+}
+
+// RAGConfig configures ask (SPEC §9.4).
+type RAGConfig struct {
+	GenerateAnswer   bool   `yaml:"generate_answer"`
+	KDefault         int    `yaml:"k_default"`
+	SystemPrompt     string `yaml:"system_prompt"`
+	MaxContextChars  int    `yaml:"max_context_chars"`
+	OversampleFactor int    `yaml:"oversample_factor"`
+}
+
+// IngestConfig configures discovery and representation generation (SPEC §7).
+type IngestConfig struct {
+	Gitignore      bool        `yaml:"gitignore"`
+	PDF            ModeConfig  `yaml:"pdf"`    // off | ocr | auto
+	Images         ModeConfig  `yaml:"images"` // off | ocr_auto | ocr_on
+	Audio          AudioConfig `yaml:"audio"`
+	Archives       ModeConfig  `yaml:"archives"` // off | shallow | deep
+	FollowSymlinks bool        `yaml:"follow_symlinks"`
+	MaxFileMB      float64     `yaml:"max_file_mb"`
+	// SizeCapsMB overrides MaxFileMB per doc_type (code, text, md, data, html,
+	// pdf, image, audio, archive). Entries from the file, env or flags merge
+	// into the defaults (code 4, data 8); an empty (null) value clears them.
+	SizeCapsMB map[string]float64 `yaml:"size_caps_mb"`
+	// Ignore adds gitignore-style patterns to the default ignore list.
+	Ignore []string `yaml:"ignore"`
+	// Watch makes `up` re-index incrementally when files under the root
+	// change (inotify), after the initial index.
+	Watch bool `yaml:"watch"`
+}
+
+// ModeConfig is a section with a single mode switch.
+type ModeConfig struct {
+	Mode string `yaml:"mode"`
+}
+
+// AudioConfig configures audio ingestion.
+type AudioConfig struct {
+	Mode  string `yaml:"mode"` // off | auto | on
+	Cache bool   `yaml:"cache"`
+}
+
+// ChunkingConfig configures chunk sizes (SPEC §7.5).
+type ChunkingConfig struct {
+	MaxChars     int              `yaml:"max_chars"`
+	OverlapChars int              `yaml:"overlap_chars"`
+	MinChars     int              `yaml:"min_chars"`
+	Code         CodeChunking     `yaml:"code"`
+	Transcript   TranscriptChunks `yaml:"transcript"`
+}
+
+// CodeChunking configures line-window chunking of code.
+type CodeChunking struct {
+	MaxLines     int `yaml:"max_lines"`
+	OverlapLines int `yaml:"overlap_lines"`
+}
+
+// TranscriptChunks configures time-window chunking of transcripts.
+type TranscriptChunks struct {
+	SegmentMs int `yaml:"segment_ms"`
+	OverlapMs int `yaml:"overlap_ms"`
+}
+
+// STTConfig selects the speech-to-text provider (SPEC §8.2).
+type STTConfig struct {
+	Provider string `yaml:"provider"` // mistral | elevenlabs
+	// The secret tag names the canonical env var of the section's api_key
+	// (SPEC §16.1.1).
+	Mistral    STTProvider `yaml:"mistral" secret:"MISTRAL_API_KEY"`
+	ElevenLabs STTProvider `yaml:"elevenlabs" secret:"ELEVENLABS_API_KEY"`
+}
+
+// STTProvider configures one STT provider.
+type STTProvider struct {
+	APIKey     Secret `yaml:"api_key"`
+	BaseURL    string `yaml:"base_url"` // empty = the provider's default endpoint
+	Model      string `yaml:"model"`
+	Timestamps bool   `yaml:"timestamps"`
+}
+
+// X402Config configures payments (SPEC §18).
+type X402Config struct {
+	Enabled         bool       `yaml:"enabled"`
+	Mode            string     `yaml:"mode"` // off | on | required
+	FacilitatorURL  string     `yaml:"facilitator_url"`
+	ResourceBaseURL string     `yaml:"resource_base_url"`
+	RoutePolicy     X402Routes `yaml:"route_policy"`
+	Bazaar          X402Bazaar `yaml:"bazaar"`
+}
+
+// X402Routes holds per-route payment policy.
+type X402Routes struct {
+	ToolsCall X402Price `yaml:"tools_call"`
+}
+
+// X402Price is the payment requirement for a route.
+type X402Price struct {
+	Enabled bool   `yaml:"enabled"`
+	Price   string `yaml:"price"`
+	Network string `yaml:"network"`
+	Scheme  string `yaml:"scheme"`
+	Asset   string `yaml:"asset"`
+	PayTo   string `yaml:"pay_to"`
+	// Tools lists gated tool names in mode "on" (empty = all tools).
+	Tools []string `yaml:"tools"`
+	// Prices overrides Price per tool name.
+	Prices map[string]string `yaml:"prices"`
+}
+
+// X402Bazaar configures optional discovery metadata.
+type X402Bazaar struct {
+	Enabled  bool              `yaml:"enabled"`
+	Metadata map[string]string `yaml:"metadata"`
+}
+
+// ServerConfig configures the MCP server (SPEC §10).
+type ServerConfig struct {
+	Listen                   string    `yaml:"listen"`
+	MCPPath                  string    `yaml:"mcp_path"`
+	ProtocolVersion          string    `yaml:"protocol_version"`
+	TLS                      TLSConfig `yaml:"tls"`
+	Public                   bool      `yaml:"public"`
+	SessionInactivityTimeout Duration  `yaml:"session_inactivity_timeout"`
+	SessionMaxLifetime       Duration  `yaml:"session_max_lifetime"`
+	MaxBodyBytes             int64     `yaml:"max_body_bytes"`
+	RateLimit                RateLimit `yaml:"rate_limit"`
+}
+
+// TLSConfig configures HTTPS.
+type TLSConfig struct {
+	Enabled  bool   `yaml:"enabled"`
+	CertFile string `yaml:"cert_file"`
+	KeyFile  string `yaml:"key_file"`
+}
+
+// RateLimit configures request rate limiting (requests per second and burst).
+type RateLimit struct {
+	RPS            float64 `yaml:"rps"` // global; 0 = off
+	Burst          int     `yaml:"burst"`
+	ExpensiveRPS   float64 `yaml:"expensive_rps"` // ask/transcribe tier; 0 = off
+	ExpensiveBurst int     `yaml:"expensive_burst"`
+}
+
+// SecretsConfig selects where secrets are stored (SPEC §16.1.1).
+type SecretsConfig struct {
+	Provider string           `yaml:"provider"` // auto | keychain | file | env | session
+	Keychain KeychainConfig   `yaml:"keychain"`
+	File     SecretFileConfig `yaml:"file"`
+}
+
+// KeychainConfig names the OS keychain entry.
+type KeychainConfig struct {
+	Service string `yaml:"service"`
+	Account string `yaml:"account"`
+}
+
+// SecretFileConfig is the file secret store.
+type SecretFileConfig struct {
+	Path string `yaml:"path"`
+	Mode string `yaml:"mode"`
+}
+
+// SecurityConfig configures auth and exclusions (SPEC §17).
+type SecurityConfig struct {
+	Auth           AuthConfig `yaml:"auth"`
+	AllowedOrigins []string   `yaml:"allowed_origins"`
+	PathExcludes   []string   `yaml:"path_excludes"`
+	SecretPatterns []string   `yaml:"secret_patterns"`
+}
+
+// AuthConfig configures bearer auth.
+type AuthConfig struct {
+	Mode      string `yaml:"mode"` // auto | none | file
+	TokenFile string `yaml:"token_file"`
+	TokenEnv  string `yaml:"token_env"`
+}

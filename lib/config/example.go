@@ -1,0 +1,167 @@
+package config
+
+// ExampleYAML returns a fully commented .dir2mcp.yaml whose values equal
+// Default() (the SPEC §16.2 template plus dir2mcp's extension sections),
+// for `dir2mcp config init` and the docs.
+func ExampleYAML() string { return exampleYAML }
+
+const exampleYAML = `# .dir2mcp.yaml — dir2mcp configuration (SPEC §16).
+# Precedence: command-line flags > DIR2MCP_* env vars > this file > defaults.
+# Every key can be overridden by DIR2MCP_<KEY_PATH> (dots become _), e.g.
+# DIR2MCP_SERVER_LISTEN or DIR2MCP_CHUNKING_CODE_MAX_LINES; lists are
+# comma-separated. String values may use ${VAR} and ${VAR:-default}.
+# Secrets: write ${VAR} references, never the key itself; MISTRAL_API_KEY and
+# ELEVENLABS_API_KEY in the environment always win.
+version: 1
+
+mistral:
+  api_key: ${MISTRAL_API_KEY}
+  base_url: https://api.mistral.ai
+  chat_model: mistral-small-2506
+  embed_text_model: mistral-embed
+  embed_code_model: codestral-embed
+  ocr_model: mistral-ocr-latest
+
+# Embedder selection (dir2mcp extension).
+embed:
+  provider: auto           # auto|local|hash|mistral|openai|ollama (auto: mistral when a key is set, else offline)
+  batch_size: 256          # inputs per embed call
+  concurrency: 0           # parallel embed calls; 0 = number of CPUs
+
+# Hybrid retrieval tuning (dir2mcp extension).
+search:
+  rrf_k: 60                # reciprocal rank fusion constant
+  lexical_weight: 1        # BM25 channel weight
+  vector_weight: 1         # vector channel weight
+  candidates: 100          # candidates per channel before fusion
+  max_per_file: 3          # cap on hits from one file; 0 = no cap
+
+rag:
+  generate_answer: true
+  k_default: 10            # 1..50
+  system_prompt: |
+    You are a retrieval-augmented assistant.
+    Use citations and never invent sources.
+  max_context_chars: 20000
+  oversample_factor: 5
+
+ingest:
+  gitignore: true
+  pdf:
+    mode: ocr              # off|ocr|auto
+  images:
+    mode: ocr_auto         # off|ocr_auto|ocr_on
+  audio:
+    mode: auto             # off|auto|on
+    cache: true
+  archives:
+    mode: deep             # off|shallow|deep
+  follow_symlinks: false
+  max_file_mb: 20
+  # Per doc_type size caps in MB (code|text|md|data|html|pdf|image|audio|archive);
+  # types not listed use max_file_mb. Entries merge with these defaults.
+  size_caps_mb:
+    code: 4
+    data: 8
+  # Extra gitignore-style patterns to skip, on top of the built-in ignore list.
+  ignore: []
+  # Re-index incrementally while "dir2mcp up" runs whenever files under the root change.
+  watch: true
+
+chunking:
+  max_chars: 2500
+  overlap_chars: 250       # must be < max_chars
+  min_chars: 200
+  code:
+    max_lines: 200
+    overlap_lines: 30      # must be < max_lines
+  transcript:
+    segment_ms: 30000
+    overlap_ms: 5000       # must be < segment_ms
+
+stt:
+  provider: mistral        # mistral|elevenlabs
+  mistral:
+    api_key: ${MISTRAL_API_KEY}
+    base_url: ""           # empty = mistral.base_url
+    model: voxtral-mini-latest
+    timestamps: true
+  elevenlabs:
+    api_key: ${ELEVENLABS_API_KEY}
+    base_url: ""           # empty = the ElevenLabs API
+    model: scribe
+    timestamps: true
+
+x402:
+  enabled: false
+  mode: off                # off|on|required (on/required need facilitator_url and pay_to)
+  facilitator_url: ""
+  resource_base_url: ""
+  route_policy:
+    tools_call:
+      enabled: false
+      price: "0.001"
+      network: "eip155:8453"   # CAIP-2 network id
+      scheme: "exact"
+      asset: ""
+      pay_to: ""
+      tools: []            # gated tool names in mode on; empty = all tools
+      prices: {}           # per-tool price overrides, e.g. dir2mcp.ask: "0.01"
+  bazaar:
+    enabled: false
+    metadata:
+      description: ""
+
+server:
+  listen: "127.0.0.1:0"
+  mcp_path: "/mcp"
+  protocol_version: "2025-11-25"
+  tls:
+    enabled: false
+    cert_file: ""
+    key_file: ""
+  public: false
+  # session timeouts for MCP sessions
+  # default inactivity ~24h, adjust as needed
+  # session_max_lifetime zero disables absolute limit
+  session_inactivity_timeout: "24h"
+  session_max_lifetime: "0"
+  max_body_bytes: 4194304  # largest accepted request body (4 MiB)
+  rate_limit:              # per client; rps 0 turns a tier off
+    rps: 50
+    burst: 100
+    expensive_rps: 2       # ask/transcribe tier
+    expensive_burst: 5
+
+secrets:
+  provider: auto         # auto|keychain|file|env|session (keychain is not supported by this build)
+  keychain:
+    service: "dir2mcp"
+    account: "default"
+  file:
+    path: ".dir2mcp/secret.env"   # KEY=value lines; relative to the root directory
+    mode: "0600"
+
+security:
+  auth:
+    mode: auto           # auto|none|file
+    token_file: ""       # used when mode=file
+    token_env: "DIR2MCP_AUTH_TOKEN"
+  allowed_origins:
+    - "http://localhost"
+    - "http://127.0.0.1"
+  path_excludes:
+    - "**/.git/**"
+    - "**/node_modules/**"
+    - "**/.dir2mcp/**"
+    - "**/.env"
+    - "**/*.pem"
+    - "**/*.key"
+    - "**/id_rsa"
+  secret_patterns:
+    - 'AKIA[0-9A-Z]{16}'
+    - '(?i)aws(.{0,20})?secret|([0-9a-zA-Z/+=]{40})'
+    - '(?i)(?:authorization\s*[:=]\s*bearer\s+|(?:access|id|refresh)_token\s*[:=]\s*)[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}'
+    - '(?i)token\s*[:=]\s*[A-Za-z0-9_.-]{20,}'
+    - 'sk_[a-z0-9]{32}|api_[A-Za-z0-9]{32}'
+`

@@ -1,0 +1,30 @@
+// Package embed defines the Embedder interface that turns chunk and query
+// text into vectors, and the registry of built-in embedders.
+package embed
+
+import "context"
+
+// Input is one text to embed with the context a model may use.
+type Input struct {
+	Text string
+	// Kind is the index kind: "text" or "code".
+	Kind string
+	// Path is the document's rel_path (empty for queries).
+	Path string
+	// Lang is the code language when known ("go", "python", ...).
+	Lang string
+	// Query marks a search query rather than a document chunk.
+	Query bool
+}
+
+// Embedder turns texts into fixed-size, L2-normalised float32 vectors.
+// Implementations must be safe for concurrent use.
+type Embedder interface {
+	// ID names the model and its version (e.g. "hash-v1/512"); vectors of
+	// different IDs are never mixed in one index.
+	ID() string
+	// Dim is the length of every returned vector.
+	Dim() int
+	// Embed returns one vector per input, in order.
+	Embed(ctx context.Context, in []Input) ([][]float32, error)
+}

@@ -1,0 +1,172 @@
+// Package exclude is dir2mcp's exclusion engine (SPEC §7.2, §17): path
+// excludes (gitignore-style globs, security.path_excludes) and secret
+// patterns (regular expressions over file contents, security.secret_patterns).
+// The scanner consults it for every file it indexes and the MCP server again
+// on every file access. It never returns or logs the text a secret pattern
+// matched.
+package exclude
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"path"
+	"strings"
+	"sync"
+
+	"github.com/dir2mcp/dir2mcp/lib/errcode"
+)
+
+// Engine holds compiled path excludes and secret patterns. It is immutable
+// and safe for concurrent use. A nil *Engine behaves as Default().
+type Engine struct {
+	paths       Rules
+	negations   bool // some path exclude is negated
+	secrets     []*secretRule
+	fingerprint string
+}
+
+// New compiles an engine. A pattern that does not compile is a
+// *errcode.Error with code CONFIG_INVALID whose Field names the config key,
+// e.g. "security.secret_patterns[2]".
+func New(pathExcludes, secretPatterns []string) (*Engine, error) {
+	e := &Engine{}
+	for i, s := range pathExcludes {
+		p, err := ParsePattern(s)
+		if err != nil {
+			return nil, errcode.FieldError(errcode.ConfigInvalid, fmt.Sprintf("security.path_excludes[%d]", i),
+				"invalid path exclude %q: %v", s, err)
+		}
+		e.negations = e.negations || p.Negate
+		e.paths = append(e.paths, p)
+	}
+	for i, s := range secretPatterns {
+		r, err := compileSecret(s)
+		if err != nil {
+			return nil, errcode.FieldError(errcode.ConfigInvalid, fmt.Sprintf("security.secret_patterns[%d]", i),
+				"invalid secret pattern %q: %v", s, err)
+		}
+		e.secrets = append(e.secrets, r)
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "exclude/v1\x00")
+	for _, s := range pathExcludes {
+		fmt.Fprintf(h, "p%s\x00", s)
+	}
+	for _, s := range secretPatterns {
+		fmt.Fprintf(h, "s%s\x00", s)
+	}
+	e.fingerprint = "sha256:" + hex.EncodeToString(h.Sum(nil))
+	return e, nil
+}
+
+var (
+	defaultOnce   sync.Once
+	defaultEngine *Engine
+)
+
+// Default returns the engine for DefaultPathExcludes and
+// DefaultSecretPatterns.
+func Default() *Engine {
+	defaultOnce.Do(func() {
+		e, err := New(DefaultPathExcludes, DefaultSecretPatterns)
+		if err != nil {
+			panic("exclude: defaults do not compile: " + err.Error())
+		}
+		defaultEngine = e
+	})
+	return defaultEngine
+}
+
+// Fingerprint identifies the configured patterns. It changes whenever a
+// pattern (or this package's matching semantics) changes, so a caller that
+// stores it can tell when earlier verdicts — in particular secret scans of
+// files it will not reread — must be redone.
+func (e *Engine) Fingerprint() string {
+	if e == nil {
+		return Default().fingerprint
+	}
+	return e.fingerprint
+}
+
+// PathExcluded reports whether relPath, slash-separated and relative to the
+// root, is excluded, and by which pattern. A trailing "/" marks a directory.
+// Every parent directory is checked as well, so "**/node_modules/**" excludes
+// a/node_modules/b/c.js, and a directory is excluded when a pattern excludes
+// everything inside it ("x/**") and no negated pattern could re-include a
+// part. A path that leaves the root ("../x") is always excluded.
+func (e *Engine) PathExcluded(relPath string) (pattern string, ok bool) {
+	if e == nil {
+		e = Default()
+	}
+	isDir := strings.HasSuffix(relPath, "/")
+	p := path.Clean("/" + relPath)[1:] // rooted clean: no "..", no leading "/"
+	if c := path.Clean(relPath); c == ".." || strings.HasPrefix(c, "../") {
+		return "..", true
+	}
+	if p == "" {
+		return "", false
+	}
+	if len(e.paths) == 0 {
+		return "", false
+	}
+	// Parent directories first: an excluded parent cannot be re-included.
+	for i := 0; i < len(p); i++ {
+		if p[i] != '/' {
+			continue
+		}
+		if pat, ok := e.dirExcluded(p[:i]); ok {
+			return pat, true
+		}
+	}
+	if isDir {
+		return e.dirExcluded(p)
+	}
+	if pat, ok := e.paths.Excluded(p, false); ok {
+		return pat.String(), true
+	}
+	return "", false
+}
+
+func (e *Engine) dirExcluded(dir string) (string, bool) {
+	if pat, ok := e.paths.Excluded(dir, true); ok {
+		return pat.String(), true
+	}
+	if !e.negations {
+		for _, pat := range e.paths {
+			if pat.matchesAllInside(dir) {
+				return pat.String(), true
+			}
+		}
+	}
+	return "", false
+}
+
+// SecretMatch reports whether content matches a secret pattern and the index
+// of the first one (in configuration order) that does. Callers must treat
+// the content as sensitive and must not log it.
+func (e *Engine) SecretMatch(content []byte) (patternIndex int, ok bool) {
+	if e == nil {
+		e = Default()
+	}
+	if len(e.secrets) == 0 {
+		return 0, false
+	}
+	st := statePool.Get().(*matchState)
+	st.reset(content)
+	defer statePool.Put(st)
+	for i, r := range e.secrets {
+		if r.match(content, st) {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// NumSecretPatterns returns how many secret patterns the engine holds.
+func (e *Engine) NumSecretPatterns() int {
+	if e == nil {
+		e = Default()
+	}
+	return len(e.secrets)
+}

@@ -1,0 +1,108 @@
+package exclude
+
+import "testing"
+
+// Cases follow the examples and rules of gitignore(5).
+func TestPatternMatch(t *testing.T) {
+	type c struct {
+		path  string
+		isDir bool
+		want  bool
+	}
+	tests := []struct {
+		pattern string
+		cases   []c
+	}{
+		// No slash: matches a name at any depth, files and directories.
+		{"foo", []c{{"foo", false, true}, {"a/foo", false, true}, {"a/b/foo", true, true}, {"foobar", false, false}, {"a/foo/b", false, false}}},
+		// Trailing slash: directories only.
+		{"frotz/", []c{{"frotz", true, true}, {"a/frotz", true, true}, {"frotz", false, false}}},
+		// A slash at the start or middle anchors to the base directory.
+		{"/foo", []c{{"foo", false, true}, {"a/foo", false, false}}},
+		{"doc/frotz", []c{{"doc/frotz", true, true}, {"a/doc/frotz", true, false}}},
+		{"doc/frotz/", []c{{"doc/frotz", true, true}, {"doc/frotz", false, false}}},
+		// "*" does not cross "/".
+		{"foo/*", []c{{"foo/test.json", false, true}, {"foo/bar", true, true}, {"foo/bar/hello.c", false, false}}},
+		{"*.pem", []c{{"key.pem", false, true}, {"a/b/key.pem", false, true}, {"key.pem.txt", false, false}, {".pem", false, true}}},
+		{"a*b", []c{{"ab", false, true}, {"axxb", false, true}, {"a/b", false, false}}},
+		// Leading "**/": any depth.
+		{"**/foo", []c{{"foo", false, true}, {"x/y/foo", false, true}, {"foox", false, false}}},
+		{"**/foo/bar", []c{{"foo/bar", false, true}, {"x/foo/bar", false, true}, {"x/foo/baz", false, false}}},
+		// Trailing "/**": everything inside, not the directory itself.
+		{"abc/**", []c{{"abc/x", false, true}, {"abc/x/y", false, true}, {"abc", true, false}, {"x/abc/y", false, false}}},
+		// "/**/": zero or more directories.
+		{"a/**/b", []c{{"a/b", false, true}, {"a/x/b", false, true}, {"a/x/y/b", false, true}, {"a/x/y/c", false, false}}},
+		{"**/.git/**", []c{{".git/config", false, true}, {"x/.git/objects/ab", false, true}, {".git", true, false}, {"x/.github/y", false, false}}},
+		// "?" and brackets.
+		{"file?.txt", []c{{"file1.txt", false, true}, {"file.txt", false, false}, {"file12.txt", false, false}}},
+		{"[abc].go", []c{{"a.go", false, true}, {"d.go", false, false}}},
+		{"[!abc].go", []c{{"d.go", false, true}, {"a.go", false, false}}},
+		{"[^a-c].go", []c{{"d.go", false, true}, {"b.go", false, false}}},
+		{"v[0-9][[:digit:]]", []c{{"v12", false, true}, {"v1x", false, false}}},
+		{"[]]x", []c{{"]x", false, true}}},
+		{"?", []c{{"é", false, true}, {"ab", false, false}}},
+		// Escapes.
+		{`\#notes`, []c{{"#notes", false, true}}},
+		{`\!important`, []c{{"!important", false, true}}},
+		{`a\*b`, []c{{"a*b", false, true}, {"axb", false, false}}},
+		{`trailing\ `, []c{{"trailing ", false, true}}},
+		{"spaces   ", []c{{"spaces", false, true}}},
+		// Other consecutive asterisks are ordinary stars.
+		{"x**y", []c{{"xabcy", false, true}, {"x/y", false, false}}},
+	}
+	for _, tt := range tests {
+		p, err := ParsePattern(tt.pattern)
+		if err != nil {
+			t.Fatalf("ParsePattern(%q): %v", tt.pattern, err)
+		}
+		for _, cc := range tt.cases {
+			if got := p.Match(cc.path, cc.isDir); got != cc.want {
+				t.Errorf("%q.Match(%q, dir=%v) = %v, want %v", tt.pattern, cc.path, cc.isDir, got, cc.want)
+			}
+		}
+	}
+}
+
+func TestParsePatternErrors(t *testing.T) {
+	for _, s := range []string{"", "   ", "!", "/", "[abc", `abc\`, "a//b", "[[:nope:]]", "[z-a]", "# comment"} {
+		if _, err := ParsePattern(s); err == nil {
+			t.Errorf("ParsePattern(%q) succeeded, want an error", s)
+		}
+	}
+}
+
+func TestParsePatternFlags(t *testing.T) {
+	p, err := ParsePattern("!build/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.Negate || !p.DirOnly || p.String() != "!build/" {
+		t.Errorf("got Negate=%v DirOnly=%v String=%q", p.Negate, p.DirOnly, p.String())
+	}
+}
+
+func TestRulesLastMatchWins(t *testing.T) {
+	var r Rules
+	for _, s := range []string{"*.log", "!keep.log", "deep/keep.log"} {
+		p, err := ParsePattern(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r = append(r, p)
+	}
+	tests := []struct {
+		path string
+		want bool
+	}{
+		{"a.log", true},
+		{"keep.log", false},
+		{"x/keep.log", false},
+		{"deep/keep.log", true},
+		{"a.txt", false},
+	}
+	for _, tt := range tests {
+		if _, got := r.Excluded(tt.path, false); got != tt.want {
+			t.Errorf("Excluded(%q) = %v, want %v", tt.path, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,60 @@
+package extract
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/dir2mcp/dir2mcp/lib/record"
+)
+
+func FuzzRawText(f *testing.F) {
+	seeds := []string{
+		"", "plain\r\ntext\rmixed\n", "\xef\xbb\xbfbom", "\xff\xfeh\x00i\x00", "\xfe\xff\x00h\x00i",
+		"caf\xe9\n", "<html><head><title>x</title></head><body><p>a<b>b</p><pre>\n c\n</pre></body>",
+		"<table><tr><td>1<td>2</table><ul><li>x<li>y</ul>", "---\ntitle: t\n---\n# h\n", "<script>x", "<a href='https://a/'>\n</a>",
+		"\x00\x01\x02\x03", "<meta charset=shift_jis>\x82\xa0\x82\xa2",
+	}
+	types := []string{record.DocCode, record.DocText, record.DocMarkdown, record.DocData, record.DocHTML}
+	for _, s := range seeds {
+		for i := range types {
+			f.Add([]byte(s), uint8(i))
+		}
+	}
+	f.Fuzz(func(t *testing.T, content []byte, ti uint8) {
+		docType := types[int(ti)%len(types)]
+		r, err := RawText(content, docType)
+		if err != nil {
+			return
+		}
+		if !utf8.ValidString(r.Text) || !utf8.ValidString(r.Title) {
+			t.Fatal("output is not valid UTF-8")
+		}
+		if strings.ContainsAny(r.Text, "\r\x00") || strings.HasPrefix(r.Text, "\uFEFF") {
+			t.Fatalf("output not normalised: %q", r.Text)
+		}
+		if docType == record.DocHTML {
+			checkLineMap(t, normalizedSource(content), r)
+			return
+		}
+		if r.LineMap != nil {
+			t.Fatal("non-HTML result has a LineMap")
+		}
+		// Valid UTF-8 input keeps its line count: one "\n" per line break.
+		if r.Encoding == EncUTF8 && utf8.Valid(content) {
+			s := string(content)
+			breaks := strings.Count(s, "\n") + strings.Count(s, "\r") - strings.Count(s, "\r\n")
+			if got := strings.Count(r.Text, "\n"); got != breaks {
+				t.Fatalf("%d line breaks in output, %d in input", got, breaks)
+			}
+		}
+	})
+}
+
+// normalizedSource is the decoded, normalised source the HTML line map
+// refers to.
+func normalizedSource(content []byte) string {
+	s, _ := decode(content, true)
+	s, _, _ = normalize(s)
+	return s
+}

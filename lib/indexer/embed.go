@@ -1,0 +1,462 @@
+package indexer
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/dir2mcp/dir2mcp/lib/embed"
+	"github.com/dir2mcp/dir2mcp/lib/errcode"
+	"github.com/dir2mcp/dir2mcp/lib/events"
+	"github.com/dir2mcp/dir2mcp/lib/record"
+	"github.com/dir2mcp/dir2mcp/lib/state"
+	"github.com/dir2mcp/dir2mcp/lib/store"
+	"github.com/dir2mcp/dir2mcp/lib/vector"
+)
+
+// Embedding is the embed stage: it turns pending chunks into vectors and
+// keeps one vector file per index kind in the state directory.
+//
+// Vectors are written to the file (atomically) before the chunks are marked
+// embedded in the store, so a crash at any point leaves chunks pending, never
+// marked embedded without a vector; the next run re-embeds them.
+type Embedding struct {
+	Store     *store.Store
+	Dir       state.Dir
+	Embedders map[string]embed.Embedder // by index kind
+	Progress  *Progress
+	Events    *events.Emitter
+	// BatchSize is the number of inputs per Embed call (default 256).
+	BatchSize int
+	// Concurrency is the number of Embed calls in flight (default GOMAXPROCS).
+	Concurrency int
+	// MinFlush is the shortest interval between vector file writes (default 2s).
+	MinFlush time.Duration
+
+	kinds map[string]*kindState
+}
+
+type kindState struct {
+	kind      string
+	emb       embed.Embedder
+	ix        *vector.Index
+	unflushed []int64
+	lastFlush time.Time
+	flushCost time.Duration
+	cursor    int64
+}
+
+// Open loads the vector files and reconciles them with the store: a changed
+// model (or dimension) resets every chunk of that kind to pending with a
+// notice, chunks marked embedded whose vectors are missing become pending,
+// and vectors of chunks that no longer exist are dropped.
+func (e *Embedding) Open(ctx context.Context) error {
+	if e.Progress == nil {
+		e.Progress = &Progress{}
+	}
+	e.kinds = map[string]*kindState{}
+	for _, kind := range []string{record.KindText, record.KindCode} {
+		emb := e.Embedders[kind]
+		if emb == nil {
+			continue
+		}
+		ks, err := e.openKind(ctx, kind, emb)
+		if err != nil {
+			return err
+		}
+		e.kinds[kind] = ks
+	}
+	return nil
+}
+
+func settingKeys(kind string) (model, dim string) {
+	if kind == record.KindCode {
+		return store.KeyEmbedCodeModel, store.KeyEmbedCodeDim
+	}
+	return store.KeyEmbedTextModel, store.KeyEmbedTextDim
+}
+
+func (e *Embedding) openKind(ctx context.Context, kind string, emb embed.Embedder) (*kindState, error) {
+	path := e.Dir.Join(vector.FileName(kind))
+	modelKey, dimKey := settingKeys(kind)
+	stored, err := e.Store.Setting(ctx, modelKey)
+	if err != nil {
+		return nil, err
+	}
+	ix, err := vector.Load(path)
+	reset := ""
+	switch {
+	case err != nil && os.IsNotExist(unwrapAll(err)):
+		ix = nil
+	case err != nil:
+		reset = fmt.Sprintf("vector file %s is unreadable (%v)", path, err)
+		ix = nil
+	case ix.Model() != emb.ID() || ix.Dim() != emb.Dim():
+		reset = fmt.Sprintf("embedding model for %s changed from %s (%d-d) to %s (%d-d)", kind, ix.Model(), ix.Dim(), emb.ID(), emb.Dim())
+		ix = nil
+	}
+	if reset == "" && stored != "" && stored != emb.ID() {
+		reset = fmt.Sprintf("embedding model for %s changed from %s to %s", kind, stored, emb.ID())
+		ix = nil
+	}
+	if ix == nil {
+		if ix, err = vector.New(emb.ID(), emb.Dim()); err != nil {
+			return nil, err
+		}
+	}
+	// Reconcile the store with the file.
+	have, err := e.Store.EmbeddedIDs(ctx, kind, emb.ID())
+	if err != nil {
+		return nil, err
+	}
+	var missing []int64
+	if reset == "" {
+		for id := range have {
+			if !ix.Has(id) {
+				missing = append(missing, id)
+			}
+		}
+	}
+	var stale []int64
+	for _, l := range ix.Labels() {
+		if _, ok := have[l]; !ok {
+			stale = append(stale, l)
+		}
+	}
+	ix.Delete(stale...)
+	var n int64
+	err = e.Store.Update(ctx, func(tx *store.Tx) error {
+		n = 0
+		if reset != "" {
+			c, err := tx.ResetEmbeddings(kind)
+			if err != nil {
+				return err
+			}
+			n = c
+		} else if len(missing) > 0 {
+			if err := tx.MarkPending(missing); err != nil {
+				return err
+			}
+			n = int64(len(missing))
+		}
+		if err := tx.SetSetting(modelKey, emb.ID()); err != nil {
+			return err
+		}
+		return tx.SetSetting(dimKey, strconv.Itoa(emb.Dim()))
+	})
+	if err != nil {
+		return nil, err
+	}
+	if reset != "" {
+		e.Events.Emit(events.Warn, record.EvNotice, map[string]any{
+			"message": fmt.Sprintf("%s: re-embedding %d chunks (vectors of different models are never mixed)", reset, n),
+			"kind":    kind, "reembed": n,
+		})
+	} else if len(missing) > 0 {
+		e.Events.Emit(events.Warn, record.EvNotice, map[string]any{
+			"message": fmt.Sprintf("%d %s chunks were marked embedded but have no vector in %s: re-embedding them", len(missing), kind, path),
+			"kind":    kind, "reembed": len(missing),
+		})
+	}
+	return &kindState{kind: kind, emb: emb, ix: ix, lastFlush: time.Now()}, nil
+}
+
+func unwrapAll(err error) error {
+	for {
+		u, ok := err.(interface{ Unwrap() error })
+		if !ok {
+			return err
+		}
+		next := u.Unwrap()
+		if next == nil {
+			return err
+		}
+		err = next
+	}
+}
+
+// Run embeds pending chunks until none remain. When more is non-nil it then
+// waits for signals on more (new chunks were committed) and repeats, until
+// more is closed; the final state is always flushed to disk.
+func (e *Embedding) Run(ctx context.Context, more <-chan struct{}) error {
+	if e.kinds == nil {
+		if err := e.Open(ctx); err != nil {
+			return err
+		}
+	}
+	open := more != nil
+	for {
+		if err := e.drain(ctx); err != nil {
+			return err
+		}
+		if !open {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return e.flushAll(context.WithoutCancel(ctx))
+		case _, ok := <-more:
+			if !ok {
+				open = false // drain once more, then finish
+			}
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// drain embeds every pending chunk of every kind, then flushes.
+func (e *Embedding) drain(ctx context.Context) error {
+	for {
+		did := false
+		for _, kind := range []string{record.KindCode, record.KindText} {
+			ks := e.kinds[kind]
+			if ks == nil {
+				continue
+			}
+			batch, err := e.Store.PendingChunks(ctx, kind, ks.cursor, e.fetchSize())
+			if err != nil {
+				return err
+			}
+			if len(batch) == 0 {
+				continue
+			}
+			did = true
+			ks.cursor = batch[len(batch)-1].ChunkID
+			inputs := make([]embed.Input, len(batch))
+			ids := make([]int64, len(batch))
+			for i, p := range batch {
+				ids[i] = p.ChunkID
+				inputs[i] = embed.Input{Text: p.Text, Kind: p.IndexKind, Path: p.RelPath, Lang: p.Lang}
+			}
+			if err := e.embedInto(ctx, ks, ids, inputs); err != nil {
+				return err
+			}
+			if err := e.maybeFlush(ctx, ks); err != nil {
+				return err
+			}
+		}
+		if !did {
+			for _, ks := range e.kinds {
+				ks.cursor = 0
+			}
+			return e.flushAll(ctx)
+		}
+	}
+}
+
+// RunRecords embeds the chunks given as records (the stdin mode of
+// dir2mcp-embed). Records of chunks no longer live in the store are skipped.
+func (e *Embedding) RunRecords(ctx context.Context, in <-chan record.Chunk) error {
+	if e.kinds == nil {
+		if err := e.Open(ctx); err != nil {
+			return err
+		}
+	}
+	var buf []record.Chunk
+	process := func() error {
+		if len(buf) == 0 {
+			return nil
+		}
+		ids := make([]int64, len(buf))
+		for i, c := range buf {
+			ids[i] = c.ChunkID
+		}
+		live, err := e.Store.ChunkMetas(ctx, ids)
+		if err != nil {
+			return err
+		}
+		byKind := map[string][]record.Chunk{}
+		for _, c := range buf {
+			if _, ok := live[c.ChunkID]; ok {
+				byKind[c.IndexKind] = append(byKind[c.IndexKind], c)
+			}
+		}
+		buf = buf[:0]
+		for kind, cs := range byKind {
+			ks := e.kinds[kind]
+			if ks == nil {
+				return errcode.New(errcode.InvalidField, "chunk record has unknown index_kind %q", kind)
+			}
+			ids := make([]int64, len(cs))
+			inputs := make([]embed.Input, len(cs))
+			for i, c := range cs {
+				ids[i] = c.ChunkID
+				inputs[i] = embed.Input{Text: c.Text, Kind: kind, Path: c.RelPath, Lang: c.Lang}
+			}
+			if err := e.embedInto(ctx, ks, ids, inputs); err != nil {
+				return err
+			}
+			if err := e.maybeFlush(ctx, ks); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for c := range in {
+		buf = append(buf, c)
+		if len(buf) >= e.fetchSize() {
+			if err := process(); err != nil {
+				return err
+			}
+		}
+	}
+	if err := process(); err != nil {
+		return err
+	}
+	return e.flushAll(ctx)
+}
+
+func (e *Embedding) batchSize() int {
+	if e.BatchSize > 0 {
+		return e.BatchSize
+	}
+	return 256
+}
+
+func (e *Embedding) concurrency() int {
+	if e.Concurrency > 0 {
+		return e.Concurrency
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+func (e *Embedding) fetchSize() int { return e.batchSize() * e.concurrency() * 2 }
+
+// embedInto embeds inputs in parallel batches and adds the vectors to ks.
+// A batch that fails marks its chunks as embedding errors and indexing goes on.
+func (e *Embedding) embedInto(ctx context.Context, ks *kindState, ids []int64, inputs []embed.Input) error {
+	bs := e.batchSize()
+	type out struct {
+		lo   int
+		vecs [][]float32
+		err  error
+	}
+	n := (len(inputs) + bs - 1) / bs
+	outs := make([]out, n)
+	sem := make(chan struct{}, e.concurrency())
+	var wg sync.WaitGroup
+	for b := 0; b < n; b++ {
+		lo, hi := b*bs, min((b+1)*bs, len(inputs))
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(b, lo, hi int) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			vecs, err := ks.emb.Embed(ctx, inputs[lo:hi])
+			if err == nil && len(vecs) != hi-lo {
+				err = fmt.Errorf("embedder %s returned %d vectors for %d inputs", ks.emb.ID(), len(vecs), hi-lo)
+			}
+			outs[b] = out{lo, vecs, err}
+		}(b, lo, hi)
+	}
+	wg.Wait()
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	var failed []int64
+	var failMsg string
+	for _, o := range outs {
+		if o.err != nil {
+			hi := min(o.lo+bs, len(ids))
+			failed = append(failed, ids[o.lo:hi]...)
+			failMsg = errcode.As(o.err).Error()
+			continue
+		}
+		for i, v := range o.vecs {
+			if err := ks.ix.Upsert(ids[o.lo+i], v); err != nil {
+				return errcode.Wrap(errcode.EmbedFailed, err, "embedder %s: %v", ks.emb.ID(), err)
+			}
+			ks.unflushed = append(ks.unflushed, ids[o.lo+i])
+		}
+	}
+	if len(failed) > 0 {
+		e.Progress.EmbedErrors.Add(int64(len(failed)))
+		e.Events.Emit(events.Warn, record.EvFileError, map[string]any{
+			"code": string(errcode.EmbedFailed), "message": fmt.Sprintf("embedding %d %s chunks failed: %s", len(failed), ks.kind, failMsg),
+		})
+		return e.Store.Update(ctx, func(tx *store.Tx) error {
+			for _, id := range failed {
+				if err := tx.MarkEmbedError(id, failMsg); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	return nil
+}
+
+// maybeFlush writes the vector file when enough time has passed; the interval
+// grows with the cost of a write so large indexes are not rewritten constantly.
+func (e *Embedding) maybeFlush(ctx context.Context, ks *kindState) error {
+	min := e.MinFlush
+	if min <= 0 {
+		min = 2 * time.Second
+	}
+	if d := 10 * ks.flushCost; d > min {
+		min = d
+	}
+	if time.Since(ks.lastFlush) < min {
+		return nil
+	}
+	return e.flush(ctx, ks)
+}
+
+func (e *Embedding) flushAll(ctx context.Context) error {
+	for _, kind := range []string{record.KindCode, record.KindText} {
+		if ks := e.kinds[kind]; ks != nil {
+			if err := e.flush(ctx, ks); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// flush drops vectors of chunks that are gone, writes the vector file, then
+// marks the newly embedded chunks in the store and purges tombstones.
+func (e *Embedding) flush(ctx context.Context, ks *kindState) error {
+	path := e.Dir.Join(vector.FileName(ks.kind))
+	start := time.Now()
+	live, err := e.Store.EmbeddedIDs(ctx, ks.kind, ks.emb.ID())
+	if err != nil {
+		return err
+	}
+	for _, id := range ks.unflushed {
+		live[id] = struct{}{}
+	}
+	var gone []int64
+	for _, l := range ks.ix.Labels() {
+		if _, ok := live[l]; !ok {
+			gone = append(gone, l)
+		}
+	}
+	_, statErr := os.Stat(path)
+	if len(ks.unflushed) == 0 && len(gone) == 0 && statErr == nil {
+		return nil
+	}
+	ks.ix.Delete(gone...)
+	if err := ks.ix.WriteFile(path); err != nil {
+		return errcode.Wrap(errcode.StoreCorrupt, err, "write %s: %v", path, err)
+	}
+	ids := ks.unflushed
+	err = e.Store.Update(ctx, func(tx *store.Tx) error {
+		if err := tx.MarkEmbedded(ids, ks.emb.ID()); err != nil {
+			return err
+		}
+		_, err := tx.PurgeDeletedChunks(ks.kind)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	e.Progress.Embedded.Add(int64(len(ids)))
+	ks.unflushed = nil
+	ks.lastFlush = time.Now()
+	ks.flushCost = time.Since(start)
+	return nil
+}

@@ -1,0 +1,130 @@
+package indexer
+
+import (
+	"context"
+	"errors"
+	"os"
+	"sync"
+
+	"github.com/dir2mcp/dir2mcp/lib/config"
+	"github.com/dir2mcp/dir2mcp/lib/embed"
+	"github.com/dir2mcp/dir2mcp/lib/events"
+	"github.com/dir2mcp/dir2mcp/lib/record"
+	"github.com/dir2mcp/dir2mcp/lib/state"
+	"github.com/dir2mcp/dir2mcp/lib/store"
+	"github.com/dir2mcp/dir2mcp/lib/vector"
+)
+
+// Job is one complete in-process indexing run: scan → extract → embed over
+// channels of the same records the stage binaries exchange as NDJSON.
+type Job struct {
+	Config    *config.Config
+	Root      string
+	Dir       state.Dir
+	Store     *store.Store
+	Embedders map[string]embed.Embedder
+	Events    *events.Emitter
+	Progress  *Progress
+	// Full discards the existing index content first (dir2mcp reindex).
+	Full bool
+}
+
+// Run takes the writer locks and indexes the root. It returns when every
+// document is extracted and every chunk embedded (or on the first fatal
+// error). Per-document failures are recorded, counted and reported as
+// file_error events, never fatal.
+func (j *Job) Run(ctx context.Context) error {
+	if j.Progress == nil {
+		j.Progress = &Progress{}
+	}
+	ilock, err := j.Dir.TryLock(state.IndexLock)
+	if err != nil {
+		return err
+	}
+	defer ilock.Unlock()
+	vlock, err := j.Dir.TryLock(state.VectorsLock)
+	if err != nil {
+		return err
+	}
+	defer vlock.Unlock()
+
+	if j.Full {
+		if err := j.reset(ctx); err != nil {
+			return err
+		}
+	}
+	changed, err := PolicyChanged(ctx, j.Store, j.Config)
+	if err != nil {
+		return err
+	}
+	emb := &Embedding{
+		Store: j.Store, Dir: j.Dir, Embedders: j.Embedders, Progress: j.Progress, Events: j.Events,
+		BatchSize: j.Config.Embed.BatchSize, Concurrency: j.Config.Embed.Concurrency,
+	}
+	if err := emb.Open(ctx); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	docs := make(chan record.Document, 256)
+	notify := make(chan struct{}, 1)
+	var wg sync.WaitGroup
+	var scanErr, extractErr, embedErr error
+	wg.Add(3)
+	go func() {
+		defer wg.Done()
+		defer close(docs)
+		_, scanErr = Scan(ctx, j.Config, ScanInput{Root: j.Root, Dir: j.Dir, Store: j.Store, Rehash: changed || j.Full},
+			func(d record.Document) error {
+				select {
+				case docs <- d:
+					return nil
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+			})
+		if scanErr != nil {
+			cancel()
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		defer close(notify)
+		x := &Extractor{Store: j.Store, Config: j.Config, Progress: j.Progress, Events: j.Events,
+			Committed: notify, Force: changed || j.Full}
+		extractErr = x.Run(ctx, docs)
+		if extractErr != nil {
+			cancel()
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		embedErr = emb.Run(ctx, notify)
+		if embedErr != nil {
+			cancel()
+		}
+	}()
+	wg.Wait()
+	for _, e := range []error{scanErr, extractErr, embedErr} {
+		if e != nil && !errors.Is(e, context.Canceled) {
+			return e
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return SavePolicy(ctx, j.Store, j.Config)
+}
+
+// reset discards all indexed content and vector files (reindex).
+func (j *Job) reset(ctx context.Context) error {
+	if err := j.Store.Update(ctx, func(tx *store.Tx) error { return tx.ResetContent() }); err != nil {
+		return err
+	}
+	for _, kind := range []string{record.KindText, record.KindCode} {
+		if err := os.Remove(j.Dir.Join(vector.FileName(kind))); err != nil && !os.IsNotExist(err) {
+			return err
+		}
+	}
+	return nil
+}

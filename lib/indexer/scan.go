@@ -1,0 +1,86 @@
+package indexer
+
+import (
+	"context"
+
+	"github.com/dir2mcp/dir2mcp/lib/config"
+	"github.com/dir2mcp/dir2mcp/lib/exclude"
+	"github.com/dir2mcp/dir2mcp/lib/record"
+	"github.com/dir2mcp/dir2mcp/lib/scan"
+	"github.com/dir2mcp/dir2mcp/lib/state"
+	"github.com/dir2mcp/dir2mcp/lib/store"
+)
+
+// ScanInput is what the scan stage needs besides the config.
+type ScanInput struct {
+	Root  string
+	Dir   state.Dir
+	Store *store.Store // nil when the state dir has no index yet
+	// Rehash disables the size+mtime shortcut (policy change, reindex).
+	Rehash bool
+}
+
+// Scan walks the root and emits one document record per file, plus deleted
+// records for indexed paths that are gone.
+func Scan(ctx context.Context, cfg *config.Config, in ScanInput, emit func(record.Document) error) (scan.Stats, error) {
+	ex, err := exclude.New(cfg.Security.PathExcludes, cfg.Security.SecretPatterns)
+	if err != nil {
+		return scan.Stats{}, err
+	}
+	var known map[string]scan.Known
+	if in.Store != nil {
+		states, err := in.Store.DocStates(ctx)
+		if err != nil {
+			return scan.Stats{}, err
+		}
+		known = make(map[string]scan.Known, len(states))
+		for p, s := range states {
+			known[p] = scan.Known{SizeBytes: s.SizeBytes, MtimeNs: s.MtimeNs, ContentHash: s.ContentHash, Status: s.Status, Deleted: s.Deleted}
+		}
+	}
+	return scan.Walk(ctx, scan.Options{
+		Root:           in.Root,
+		StateDir:       in.Dir.Path,
+		Gitignore:      cfg.Ingest.Gitignore,
+		FollowSymlinks: cfg.Ingest.FollowSymlinks,
+		Ignore:         cfg.Ingest.Ignore,
+		SizeCaps:       SizeCaps(cfg),
+		Exclude:        ex,
+		Known:          known,
+		Rehash:         in.Rehash,
+	}, emit)
+}
+
+// SizeCaps returns the per-doc-type size cap in bytes from the config.
+func SizeCaps(cfg *config.Config) func(docType string) int64 {
+	return func(docType string) int64 {
+		mb := cfg.Ingest.MaxFileMB
+		if v, ok := cfg.Ingest.SizeCapsMB[docType]; ok {
+			mb = v
+		}
+		if mb <= 0 {
+			return 0
+		}
+		return int64(mb * 1024 * 1024)
+	}
+}
+
+// PolicyChanged reports whether the stored scan policy differs from cfg's
+// (true for an index that has never completed a run).
+func PolicyChanged(ctx context.Context, s *store.Store, cfg *config.Config) (bool, error) {
+	if s == nil {
+		return true, nil
+	}
+	v, err := s.Setting(ctx, store.KeyScanPolicy)
+	if err != nil {
+		return false, err
+	}
+	return v != PolicyFingerprint(cfg), nil
+}
+
+// SavePolicy records cfg's scan policy after a complete run.
+func SavePolicy(ctx context.Context, s *store.Store, cfg *config.Config) error {
+	return s.Update(ctx, func(tx *store.Tx) error {
+		return tx.SetSetting(store.KeyScanPolicy, PolicyFingerprint(cfg))
+	})
+}

@@ -1,0 +1,65 @@
+package lexical
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestIndexTextAddsIdentifierParts(t *testing.T) {
+	got := IndexText("func ReadFileHeader(snake_case_x int) // plain words")
+	for _, want := range []string{"ReadFileHeader", " read file header", " snake case x"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("IndexText missing %q in %q", want, got)
+		}
+	}
+	if plain := "just plain words"; IndexText(plain) != plain {
+		t.Errorf("plain text changed: %q", IndexText(plain))
+	}
+}
+
+func TestTerms(t *testing.T) {
+	cases := map[string][]string{
+		"How does the tar reader find the next entry?": {"tar", "reader", "find", "next", "entry"},
+		"parseHTTPHeader":                              {"parsehttpheader", "parse", "http", "header"},
+		"the of and":                                   {"the", "of", "and"}, // only stopwords: keep them
+		"a b c":                                        nil,
+	}
+	for q, want := range cases {
+		if got := Terms(q); !reflect.DeepEqual(got, want) {
+			t.Errorf("Terms(%q) = %v, want %v", q, got, want)
+		}
+	}
+}
+
+func TestMatchQuotesEveryTerm(t *testing.T) {
+	got := Match(`foo"bar OR baz*`)
+	want := `"foo" OR "bar" OR "baz"`
+	if got != want {
+		t.Errorf("Match = %s, want %s", got, want)
+	}
+	if Match("?!") != "" {
+		t.Error("a query without words should produce no match expression")
+	}
+}
+
+func TestTermSetCovered(t *testing.T) {
+	s := NewTermSet(Terms("advances next entry"))
+	got := s.Covered("Next advances the reader to the next entries of the archive")
+	if len(got) != 3 {
+		t.Errorf("covered = %v, want all three terms", got)
+	}
+	if c := NewTermSet([]string{"header"}).Covered("func readFileHeader()"); !c["header"] {
+		t.Errorf("identifier part not covered: %v", c)
+	}
+}
+
+func TestStemAgrees(t *testing.T) {
+	for _, group := range [][]string{{"advance", "advances", "advanced", "advancing"}, {"entry", "entries"}, {"box", "boxes"}, {"header", "headers"}} {
+		for _, w := range group[1:] {
+			if Stem(w) != Stem(group[0]) {
+				t.Errorf("Stem(%q)=%q, Stem(%q)=%q", w, Stem(w), group[0], Stem(group[0]))
+			}
+		}
+	}
+}

@@ -1,0 +1,42 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	"github.com/dir2mcp/dir2mcp/lib/answer"
+	"github.com/dir2mcp/dir2mcp/lib/retrieve"
+)
+
+func (s *Server) ask(ctx context.Context, raw json.RawMessage) (any, string, error) {
+	a, err := parseArgs(raw, "question", "k", "mode", "index", "path_prefix", "file_glob", "doc_types")
+	if err != nil {
+		return nil, "", err
+	}
+	req, err := searchRequest(a, "question")
+	if err != nil {
+		return nil, "", err
+	}
+	mode, err := a.enum("mode", answer.ModeAnswer, answer.ModeAnswer, answer.ModeSearchOnly)
+	if err != nil {
+		return nil, "", err
+	}
+	asker := &answer.Asker{Engine: s.Engine, MaxContextChars: s.Config.RAG.MaxContextChars}
+	res, err := asker.Ask(ctx, req, mode)
+	if err != nil {
+		return nil, "", err
+	}
+	if mode == answer.ModeSearchOnly {
+		return res, summarizeHits(searchResultOf(res)), nil
+	}
+	text := res.Answer
+	if !res.IndexingComplete {
+		text += "\n\n(indexing is still running; the answer may be incomplete)"
+	}
+	return res, strings.TrimSpace(text), nil
+}
+
+func searchResultOf(r answer.Result) retrieve.Result {
+	return retrieve.Result{Query: r.Question, K: len(r.Hits), IndexUsed: "", Hits: r.Hits, IndexingComplete: r.IndexingComplete}
+}

@@ -1,0 +1,85 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/dir2mcp/dir2mcp/lib/errcode"
+	"github.com/dir2mcp/dir2mcp/lib/exclude"
+	"github.com/dir2mcp/dir2mcp/lib/store"
+)
+
+type fileEntry struct {
+	RelPath   string `json:"rel_path"`
+	DocType   string `json:"doc_type"`
+	SizeBytes int64  `json:"size_bytes"`
+	MtimeUnix int64  `json:"mtime_unix"`
+	Status    string `json:"status"`
+	Deleted   bool   `json:"deleted"`
+	Reason    string `json:"reason,omitempty"`
+}
+
+type listResult struct {
+	Limit  int         `json:"limit"`
+	Offset int         `json:"offset"`
+	Total  int         `json:"total"`
+	Files  []fileEntry `json:"files"`
+}
+
+func (s *Server) listFiles(ctx context.Context, raw json.RawMessage) (any, string, error) {
+	a, err := parseArgs(raw, "path_prefix", "glob", "limit", "offset")
+	if err != nil {
+		return nil, "", err
+	}
+	prefix, err := a.str("path_prefix", false)
+	if err != nil {
+		return nil, "", err
+	}
+	glob, err := a.str("glob", false)
+	if err != nil {
+		return nil, "", err
+	}
+	limit, _, err := a.integer("limit", 200, 1, 5000)
+	if err != nil {
+		return nil, "", err
+	}
+	offset, _, err := a.integer("offset", 0, 0, 1<<31-1)
+	if err != nil {
+		return nil, "", err
+	}
+	f := store.DocFilter{PathPrefix: strings.TrimPrefix(prefix, "./")}
+	if glob != "" {
+		p, err := exclude.ParsePattern(glob)
+		if err != nil || p.Negate {
+			return nil, "", errcode.FieldError(errcode.InvalidField, "glob", "glob %q is not a valid pattern", glob)
+		}
+		f.Match = func(rel string) bool { return p.Match(rel, false) }
+	}
+	docs, total, err := s.Store.ListDocuments(ctx, f, limit, offset)
+	if err != nil {
+		return nil, "", err
+	}
+	res := listResult{Limit: limit, Offset: offset, Total: total, Files: make([]fileEntry, 0, len(docs))}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d file(s) match; showing %d from offset %d:\n", total, len(docs), offset)
+	for _, d := range docs {
+		e := fileEntry{RelPath: d.RelPath, DocType: d.DocType, SizeBytes: d.SizeBytes, MtimeUnix: d.MtimeUnix,
+			Status: d.Status, Deleted: d.Deleted}
+		if d.Status != "ok" {
+			e.Reason = strings.TrimPrefix(strings.TrimSpace(d.ErrorCode+": "+d.Error), ": ")
+		}
+		res.Files = append(res.Files, e)
+		line := fmt.Sprintf("%s  %s  %d B", d.RelPath, d.DocType, d.SizeBytes)
+		if e.Reason != "" {
+			line += "  [" + d.Status + ": " + e.Reason + "]"
+		}
+		b.WriteString(line)
+		b.WriteByte('\n')
+	}
+	if offset+len(docs) < total {
+		fmt.Fprintf(&b, "… more: call again with offset=%d", offset+len(docs))
+	}
+	return res, strings.TrimRight(b.String(), "\n"), nil
+}

@@ -1,0 +1,179 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/dir2mcp/dir2mcp/lib/errcode"
+	"github.com/dir2mcp/dir2mcp/lib/extract"
+	"github.com/dir2mcp/dir2mcp/lib/record"
+	"github.com/dir2mcp/dir2mcp/lib/retrieve"
+	"github.com/dir2mcp/dir2mcp/lib/rootfs"
+)
+
+// maxOpenBytes bounds how much of a file open_file reads.
+const maxOpenBytes = 32 << 20
+
+type openResult struct {
+	RelPath   string       `json:"rel_path"`
+	DocType   string       `json:"doc_type"`
+	Span      *record.Span `json:"span,omitempty"`
+	Content   string       `json:"content"`
+	Truncated bool         `json:"truncated"`
+}
+
+func (s *Server) openFile(ctx context.Context, raw json.RawMessage) (any, string, error) {
+	a, err := parseArgs(raw, "rel_path", "start_line", "end_line", "page", "start_ms", "end_ms", "max_chars")
+	if err != nil {
+		return nil, "", err
+	}
+	rel, err := a.str("rel_path", true)
+	if err != nil {
+		return nil, "", err
+	}
+	startLine, hasStart, err := a.integer("start_line", 0, 1, 1<<31-1)
+	if err != nil {
+		return nil, "", err
+	}
+	endLine, hasEnd, err := a.integer("end_line", 0, 1, 1<<31-1)
+	if err != nil {
+		return nil, "", err
+	}
+	page, hasPage, err := a.integer("page", 0, 1, 1<<31-1)
+	if err != nil {
+		return nil, "", err
+	}
+	_, hasStartMs, err := a.integer("start_ms", 0, 0, 1<<62)
+	if err != nil {
+		return nil, "", err
+	}
+	_, hasEndMs, err := a.integer("end_ms", 0, 0, 1<<62)
+	if err != nil {
+		return nil, "", err
+	}
+	maxChars, _, err := a.integer("max_chars", 20000, 200, 50000)
+	if err != nil {
+		return nil, "", err
+	}
+	rel, err = s.checkAccess(rel)
+	if err != nil {
+		return nil, "", err
+	}
+	docType := s.docType(ctx, rel)
+	switch {
+	case hasPage:
+		_ = page
+		return nil, "", errcode.FieldError(errcode.DocTypeUnsupported, "page",
+			"%s has no OCR pages in the index (doc_type %s)", rel, docType)
+	case hasStartMs || hasEndMs:
+		return nil, "", errcode.FieldError(errcode.DocTypeUnsupported, "start_ms",
+			"%s has no transcript in the index (doc_type %s)", rel, docType)
+	}
+	switch docType {
+	case record.DocPDF, record.DocImage, record.DocAudio, record.DocArchive, record.DocBinaryIgnored:
+		return nil, "", errcode.New(errcode.DocTypeUnsupported, "%s is a %s file with no text representation in the index yet", rel, docType)
+	}
+	data, _, err := s.Root.ReadFile(rel, maxOpenBytes)
+	if err != nil {
+		return nil, "", err
+	}
+	if _, hit := s.Exclude.SecretMatch(data); hit {
+		return nil, "", errcode.FieldError(errcode.Forbidden, "rel_path", "%s matches a secret pattern (security.secret_patterns) and is not served", rel)
+	}
+	txt, err := extract.RawText(data, record.DocText) // keep source lines even for HTML: citations use them
+	if err != nil {
+		return nil, "", err
+	}
+	lines := strings.Split(txt.Text, "\n")
+	if n := len(lines); n > 0 && lines[n-1] == "" {
+		lines = lines[:n-1]
+	}
+	total := len(lines)
+	lo, hi := 1, total
+	if hasStart {
+		lo = startLine
+	}
+	if hasEnd {
+		hi = endLine
+	}
+	if hasStart || hasEnd {
+		if hi < lo {
+			return nil, "", errcode.FieldError(errcode.InvalidRange, "end_line", "end_line %d is before start_line %d", hi, lo)
+		}
+		if lo > total {
+			return nil, "", errcode.FieldError(errcode.InvalidRange, "start_line", "start_line %d is past the end of %s (%d lines)", lo, rel, total)
+		}
+		hi = min(hi, total)
+	}
+	out := openResult{RelPath: rel, DocType: docType}
+	var b strings.Builder
+	last := lo - 1
+	for i := lo; i <= hi; i++ {
+		ln := lines[i-1]
+		if b.Len()+len(ln)+1 > maxChars {
+			out.Truncated = true
+			if b.Len() == 0 { // a single overlong line: cut it
+				cut := maxChars
+				for cut > 0 && !utf8.RuneStart(ln[cut]) {
+					cut--
+				}
+				b.WriteString(ln[:cut])
+				last = i
+			}
+			break
+		}
+		b.WriteString(ln)
+		b.WriteByte('\n')
+		last = i
+	}
+	if total == 0 {
+		lo, last = 0, 0
+	}
+	if last >= lo && total > 0 {
+		sp := record.Lines(lo, last)
+		out.Span = &sp
+	}
+	out.Content = b.String()
+	header := fmt.Sprintf("%s (%s, %d lines)", rel, docType, total)
+	if out.Span != nil {
+		header = retrieve.Cite(rel, *out.Span)
+	}
+	if out.Truncated {
+		header += fmt.Sprintf(" — truncated at max_chars=%d; continue with start_line=%d", maxChars, last+1)
+	}
+	return out, header + "\n" + out.Content, nil
+}
+
+// checkAccess runs a client path through root confinement and the exclusion
+// engine (SPEC §15.4): outside the root → PATH_OUTSIDE_ROOT; the state dir or
+// an excluded path → FORBIDDEN. It returns the canonical rel_path.
+func (s *Server) checkAccess(rel string) (string, error) {
+	clean, err := rootfs.Clean(rel)
+	if err != nil {
+		return "", err
+	}
+	abs, err := s.Root.Resolve(clean)
+	if err != nil {
+		return "", err
+	}
+	if st := s.Dir.Path; abs == st || strings.HasPrefix(abs, st+string(filepath.Separator)) {
+		return "", errcode.FieldError(errcode.Forbidden, "rel_path", "%s is inside the dir2mcp state directory and is never served", clean)
+	}
+	if pat, ok := s.Exclude.PathExcluded(clean); ok {
+		return "", errcode.FieldError(errcode.Forbidden, "rel_path", "%s is excluded by security.path_excludes (%s)", clean, pat)
+	}
+	return clean, nil
+}
+
+// docType is the indexed doc_type of rel, or a guess from its extension for
+// files the index does not know yet.
+func (s *Server) docType(ctx context.Context, rel string) string {
+	if d, ok, err := s.Store.Document(ctx, rel); err == nil && ok {
+		return d.DocType
+	}
+	return record.DocText
+}

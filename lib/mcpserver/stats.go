@@ -1,0 +1,119 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/dir2mcp/dir2mcp/lib/indexer"
+	"github.com/dir2mcp/dir2mcp/lib/state"
+	"github.com/dir2mcp/dir2mcp/lib/vector"
+)
+
+type statsResult struct {
+	Root            string                 `json:"root"`
+	StateDir        string                 `json:"state_dir"`
+	ProtocolVersion string                 `json:"protocol_version"`
+	Indexing        statsIndexing          `json:"indexing"`
+	Models          state.Models           `json:"models"`
+	Documents       statsDocs              `json:"documents"`
+	Vectors         map[string]statsVector `json:"vectors"`
+}
+
+type statsIndexing struct {
+	JobID           string `json:"job_id"`
+	Running         bool   `json:"running"`
+	Mode            string `json:"mode"`
+	Scanned         int64  `json:"scanned"`
+	Indexed         int64  `json:"indexed"`
+	Unchanged       int64  `json:"unchanged"`
+	Skipped         int64  `json:"skipped"`
+	Deleted         int64  `json:"deleted"`
+	Representations int64  `json:"representations"`
+	ChunksTotal     int64  `json:"chunks_total"`
+	EmbeddedOK      int64  `json:"embedded_ok"`
+	Pending         int64  `json:"pending"`
+	Errors          int64  `json:"errors"`
+}
+
+type statsDocs struct {
+	Total     int64            `json:"total"`
+	ByStatus  map[string]int64 `json:"by_status"`
+	ByDocType map[string]int64 `json:"by_doc_type"`
+}
+
+type statsVector struct {
+	File      string `json:"file"`
+	IndexKind string `json:"index_kind"`
+	Model     string `json:"model"`
+	Dim       int    `json:"dim"`
+	Count     int    `json:"count"`
+	LoadedAt  string `json:"loaded_at,omitempty"`
+}
+
+// IndexKindName describes the vector index implementation in stats.
+const IndexKindName = "exact-flat-f32 (SIMD dot product, no ANN approximation)"
+
+func (s *Server) stats(ctx context.Context, raw json.RawMessage) (any, string, error) {
+	if _, err := parseArgs(raw); err != nil {
+		return nil, "", err
+	}
+	st := s.currentStatus(ctx)
+	counts, err := s.Store.Counts(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	st.Totals = counts
+	res := statsResult{
+		Root: s.Root.Dir(), StateDir: s.Dir.Path, ProtocolVersion: state.ProtocolVersion,
+		Indexing: statsIndexing{
+			JobID: st.JobID, Running: st.Running, Mode: orMode(st.Mode),
+			Scanned: st.Run.Scanned, Indexed: st.Run.Indexed, Unchanged: st.Run.Unchanged, Skipped: st.Run.Skipped,
+			Deleted: st.Run.Deleted, Representations: counts.Representations, ChunksTotal: counts.Chunks,
+			EmbeddedOK: counts.Embedded, Pending: counts.Pending, Errors: st.Run.Errors,
+		},
+		Models:    s.Models,
+		Documents: statsDocs{Total: counts.Documents, ByStatus: counts.ByStatus, ByDocType: counts.ByDocType},
+		Vectors:   map[string]statsVector{},
+	}
+	for kind, rl := range s.Engine.Vectors {
+		v := statsVector{File: vector.FileName(kind), IndexKind: IndexKindName}
+		if ix := rl.Current(); ix != nil {
+			v.Model, v.Dim, v.Count = ix.Model(), ix.Dim(), ix.Len()
+		}
+		if stt := rl.Status(); !stt.LoadedAt.IsZero() {
+			v.LoadedAt = stt.LoadedAt.UTC().Format(time.RFC3339)
+		}
+		res.Vectors[kind] = v
+	}
+	summary := fmt.Sprintf("Index of %s: %d documents (%v), %d chunks, %d embedded, %d pending; indexing running=%v; embedders text=%s code=%s",
+		res.Root, counts.Documents, counts.ByStatus, counts.Chunks, counts.Embedded, counts.Pending, st.Running,
+		s.Models.EmbedText, s.Models.EmbedCode)
+	return res, summary, nil
+}
+
+func orMode(m string) string {
+	if m == "" {
+		return "incremental"
+	}
+	return m
+}
+
+// currentStatus reports the indexing job: from the in-process job when this
+// server runs inside `up`, else from corpus.json written by whoever indexes.
+func (s *Server) currentStatus(ctx context.Context) indexer.Status {
+	if s.Status != nil {
+		return s.Status(ctx)
+	}
+	c, err := s.Dir.ReadCorpus()
+	if err != nil {
+		return indexer.Status{Mode: "incremental"}
+	}
+	ix := c.Indexing
+	return indexer.Status{
+		JobID: ix.JobID, Running: ix.Running && state.ProcessAlive(ix.PID), Mode: ix.Mode,
+		Run: indexer.Snapshot{Scanned: ix.Scanned, Indexed: ix.Indexed, Unchanged: ix.Unchanged, Skipped: ix.Skipped,
+			Deleted: ix.Deleted, Errors: ix.Errors},
+	}
+}

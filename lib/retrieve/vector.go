@@ -1,0 +1,151 @@
+package retrieve
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/dir2mcp/dir2mcp/lib/embed"
+	"github.com/dir2mcp/dir2mcp/lib/store"
+	"github.com/dir2mcp/dir2mcp/lib/vector"
+)
+
+type vecHit struct {
+	id   int64
+	sim  float32
+	meta store.ChunkMeta
+}
+
+// vectorSearch returns up to depth live, filter-passing chunks nearest to
+// the query across the given kinds, best first. Kinds whose vector file is
+// missing or made by another model than the query embedder are skipped and
+// reported.
+func (e *Engine) vectorSearch(ctx context.Context, query string, kinds []string, f store.ChunkFilter, depth int) ([]vecHit, []string, error) {
+	var skipped []string
+	queryVecs := map[string][]float32{} // by embedder ID
+	perKind := map[string][]vecHit{}
+	models := map[string]bool{}
+	for _, kind := range kinds {
+		rl := e.Vectors[kind]
+		emb := e.Embedders[kind]
+		if rl == nil || emb == nil {
+			skipped = append(skipped, kind+": no vector index")
+			continue
+		}
+		ix := rl.Current()
+		if ix == nil || ix.Len() == 0 {
+			skipped = append(skipped, kind+": vector index empty or loading")
+			continue
+		}
+		if ix.Model() != emb.ID() {
+			skipped = append(skipped, fmt.Sprintf("%s: vectors were made by %s, queries by %s (re-embedding pending)", kind, ix.Model(), emb.ID()))
+			continue
+		}
+		q, ok := queryVecs[emb.ID()]
+		if !ok {
+			vs, err := emb.Embed(ctx, []embed.Input{{Text: query, Kind: kind, Query: true}})
+			if err != nil {
+				return nil, nil, err
+			}
+			q = vs[0]
+			queryVecs[emb.ID()] = q
+		}
+		models[emb.ID()] = true
+		hits, err := e.searchKind(ctx, ix, q, f, depth)
+		if err != nil {
+			return nil, nil, err
+		}
+		perKind[kind] = hits
+	}
+	var all []vecHit
+	if len(models) > 1 {
+		// Different models: similarities are not comparable; rescale each
+		// kind's scores to [0,1] before merging (SPEC §9.1).
+		for _, hs := range perKind {
+			normalize(hs)
+		}
+	}
+	for _, hs := range perKind {
+		all = append(all, hs...)
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if all[i].sim != all[j].sim {
+			return all[i].sim > all[j].sim
+		}
+		return all[i].id < all[j].id
+	})
+	if len(all) > depth {
+		all = all[:depth]
+	}
+	return all, skipped, nil
+}
+
+// searchKind oversamples the exact search, drops deleted and filtered-out
+// chunks, and widens the search until depth hits survive or the index is
+// exhausted.
+func (e *Engine) searchKind(ctx context.Context, ix *vector.Index, q []float32, f store.ChunkFilter, depth int) ([]vecHit, error) {
+	over := e.Oversample
+	if over <= 0 {
+		over = 5
+	}
+	want := depth * over
+	for {
+		raw, err := ix.Search(q, want, nil)
+		if err != nil {
+			return nil, err
+		}
+		ids := make([]int64, len(raw))
+		for i, h := range raw {
+			ids[i] = h.Label
+		}
+		metas, err := e.Store.ChunkMetas(ctx, ids)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]vecHit, 0, depth)
+		for _, h := range raw {
+			m, ok := metas[h.Label]
+			if !ok || !passes(m, f) {
+				continue
+			}
+			out = append(out, vecHit{id: h.Label, sim: h.Score, meta: m})
+			if len(out) == depth {
+				break
+			}
+		}
+		if len(out) == depth || len(raw) < want || want >= ix.Len() {
+			return out, nil
+		}
+		want *= 4
+	}
+}
+
+// passes applies a chunk filter to chunk metadata.
+func passes(m store.ChunkMeta, f store.ChunkFilter) bool {
+	if f.PathPrefix != "" && !strings.HasPrefix(m.RelPath, f.PathPrefix) {
+		return false
+	}
+	if len(f.DocTypes) > 0 && !slices.Contains(f.DocTypes, m.DocType) {
+		return false
+	}
+	if len(f.IndexKinds) > 0 && !slices.Contains(f.IndexKinds, m.IndexKind) {
+		return false
+	}
+	return f.Match == nil || f.Match(m.RelPath)
+}
+
+func normalize(hs []vecHit) {
+	if len(hs) == 0 {
+		return
+	}
+	lo, hi := hs[len(hs)-1].sim, hs[0].sim
+	for i := range hs {
+		if hi > lo {
+			hs[i].sim = (hs[i].sim - lo) / (hi - lo)
+		} else {
+			hs[i].sim = 1
+		}
+	}
+}

@@ -1,0 +1,147 @@
+// Package rootfs confines file access to a root directory: every path a
+// client or a record names is resolved here, and anything that would land
+// outside the root (.., absolute paths, encoded traversal, symlinks pointing
+// out) is refused with PATH_OUTSIDE_ROOT.
+package rootfs
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/dir2mcp/dir2mcp/lib/errcode"
+)
+
+// Root is a directory that paths are confined to.
+type Root struct {
+	dir  string // absolute, cleaned
+	real string // dir with symlinks resolved
+}
+
+// Open returns a Root for dir, which must be an existing directory.
+func Open(dir string) (*Root, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, errcode.Wrap(errcode.RootInaccessible, err, "root %s: %v", dir, err)
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return nil, errcode.Wrap(errcode.RootInaccessible, err, "root %s is not accessible: %v", abs, err)
+	}
+	if !fi.IsDir() {
+		return nil, errcode.New(errcode.RootInaccessible, "root %s is not a directory", abs)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, errcode.Wrap(errcode.RootInaccessible, err, "root %s: %v", abs, err)
+	}
+	return &Root{dir: abs, real: real}, nil
+}
+
+// Dir is the absolute root directory.
+func (r *Root) Dir() string { return r.dir }
+
+// Clean validates a client-supplied relative path and returns it in
+// canonical slash form ("a/b.go"). Percent-encoded sequences are decoded
+// first so "%2e%2e/" is treated as "../".
+func Clean(rel string) (string, error) {
+	orig := rel
+	if strings.Contains(rel, "%") {
+		if dec, err := url.PathUnescape(rel); err == nil {
+			rel = dec
+		}
+	}
+	if strings.ContainsRune(rel, 0) {
+		return "", errcode.FieldError(errcode.InvalidField, "rel_path", "path contains a NUL byte")
+	}
+	rel = strings.ReplaceAll(rel, "\\", "/")
+	if rel == "" {
+		return "", errcode.FieldError(errcode.MissingField, "rel_path", "rel_path is empty")
+	}
+	if path.IsAbs(rel) || filepath.IsAbs(rel) || (len(rel) > 1 && rel[1] == ':') {
+		return "", errcode.FieldError(errcode.PathOutsideRoot, "rel_path", "%q is absolute; give a path relative to the root", orig)
+	}
+	c := path.Clean(rel)
+	if c == ".." || strings.HasPrefix(c, "../") {
+		return "", errcode.FieldError(errcode.PathOutsideRoot, "rel_path", "%q resolves outside the root", orig)
+	}
+	if c == "." {
+		return "", errcode.FieldError(errcode.InvalidField, "rel_path", "%q names the root itself, not a file", orig)
+	}
+	return c, nil
+}
+
+// Resolve returns the absolute path of rel inside the root after checking
+// that neither the path nor any symlink along it leads outside the root.
+// A missing file is FILE_NOT_FOUND.
+func (r *Root) Resolve(rel string) (string, error) {
+	c, err := Clean(rel)
+	if err != nil {
+		return "", err
+	}
+	abs := filepath.Join(r.dir, filepath.FromSlash(c))
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			// A dangling symlink pointing outside is still an escape attempt.
+			if target, lerr := os.Readlink(abs); lerr == nil && !r.inside(resolveLink(abs, target)) {
+				return "", errcode.FieldError(errcode.PathOutsideRoot, "rel_path", "%q is a symlink to outside the root", c)
+			}
+			return "", errcode.FieldError(errcode.FileNotFound, "rel_path", "%s not found", c)
+		}
+		return "", errcode.Wrap(errcode.FileNotFound, err, "%s: %v", c, err)
+	}
+	if !r.inside(real) {
+		return "", errcode.FieldError(errcode.PathOutsideRoot, "rel_path", "%q resolves outside the root (symlink)", c)
+	}
+	return real, nil
+}
+
+func resolveLink(link, target string) string {
+	if filepath.IsAbs(target) {
+		return filepath.Clean(target)
+	}
+	return filepath.Join(filepath.Dir(link), target)
+}
+
+func (r *Root) inside(p string) bool {
+	if p == r.real || p == r.dir {
+		return true
+	}
+	return strings.HasPrefix(p, r.real+string(filepath.Separator)) || strings.HasPrefix(p, r.dir+string(filepath.Separator))
+}
+
+// ReadFile reads rel (confined to the root) up to max bytes (0 = no limit).
+// truncated reports whether the file was longer.
+func (r *Root) ReadFile(rel string, max int64) (data []byte, truncated bool, err error) {
+	abs, err := r.Resolve(rel)
+	if err != nil {
+		return nil, false, err
+	}
+	f, err := os.Open(abs)
+	if err != nil {
+		return nil, false, errcode.Wrap(errcode.FileNotFound, err, "%s: %v", rel, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, false, errcode.Wrap(errcode.FileNotFound, err, "%s: %v", rel, err)
+	}
+	if fi.IsDir() {
+		return nil, false, errcode.FieldError(errcode.InvalidField, "rel_path", "%s is a directory", rel)
+	}
+	if max <= 0 {
+		data, err = io.ReadAll(f)
+		return data, false, err
+	}
+	data, err = io.ReadAll(io.LimitReader(f, max+1))
+	if int64(len(data)) > max {
+		return data[:max], true, err
+	}
+	return data, false, err
+}

@@ -1,0 +1,307 @@
+package scan
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+
+	"github.com/dir2mcp/dir2mcp/lib/errcode"
+	"github.com/dir2mcp/dir2mcp/lib/record"
+)
+
+// job is one entry in walk order: a file to process, or a warning.
+type job struct {
+	seq  int
+	rel  string
+	abs  string
+	de   fs.DirEntry // from the directory listing
+	info fs.FileInfo // the target's, when following a symlink
+	warn string      // non-empty: a warning, not a file
+
+	// results
+	doc       record.Document
+	hasDoc    bool
+	vanished  bool // removed between listing and reading
+	bytesRead int64
+}
+
+// maxKeptBuf is the largest read buffer a worker keeps between files.
+const maxKeptBuf = 32 << 20
+
+// process classifies, checks and hashes one file, filling j.doc.
+func (s *scanner) process(j *job, buf *[]byte) {
+	fi := j.info
+	if fi == nil {
+		var err error
+		if fi, err = j.de.Info(); err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				j.vanished = true
+			} else {
+				s.fail(j, 0, 0, err)
+			}
+			return
+		}
+	}
+	if !fi.Mode().IsRegular() {
+		return
+	}
+	d := &j.doc
+	*d = record.NewDocument()
+	d.Root, d.RelPath, d.SourceType = s.root, j.rel, record.SourceFile
+	d.SizeBytes = fi.Size()
+	d.MtimeNs = fi.ModTime().UnixNano()
+	d.MtimeUnix = fi.ModTime().Unix()
+	j.hasDoc = true
+	known, present := s.opt.Known[j.rel]
+	present = present && !known.Deleted
+
+	name := path.Base(j.rel)
+	cls, decided := classifyName(name)
+	d.DocType, d.Lang = cls.docType, cls.lang
+	if !decided {
+		d.DocType = record.DocText // until the content says otherwise
+	}
+	if pat, ok := s.engine.PathExcluded(j.rel); ok {
+		s.skip(j, known, present, errcode.PathExcluded, fmt.Sprintf("path matches security.path_excludes pattern %q", pat))
+		return
+	}
+	if decided && cls.docType == record.DocBinaryIgnored {
+		s.skip(j, known, present, errcode.BinarySkipped, fmt.Sprintf("binary file type (%s)", path.Ext(name)))
+		return
+	}
+	if decided && (s.tooLarge(j, known, present) || s.shortcut(j, known, present)) {
+		return
+	}
+
+	f, err := os.Open(j.abs)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			j.vanished, j.hasDoc = true, false
+			return
+		}
+		s.fail(j, d.SizeBytes, d.MtimeNs, err)
+		return
+	}
+	defer f.Close()
+	if cap(*buf) < SniffLen {
+		*buf = make([]byte, 0, 64<<10)
+	}
+	head := (*buf)[:SniffLen]
+	n, err := io.ReadFull(f, head)
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		s.fail(j, d.SizeBytes, d.MtimeNs, err)
+		return
+	}
+	head = head[:n]
+	j.bytesRead = int64(n)
+
+	if !decided || textLike(cls.docType) {
+		cls = classify(name, head)
+		d.DocType, d.Lang = cls.docType, cls.lang
+	}
+	if cls.docType == record.DocBinaryIgnored {
+		s.skip(j, known, present, errcode.BinarySkipped, "content is binary")
+		return
+	}
+	if !decided && (s.tooLarge(j, known, present) || s.shortcut(j, known, present)) {
+		return
+	}
+
+	if !textLike(cls.docType) {
+		// Media and archives: hash as a stream, never held in memory.
+		h := sha256.New()
+		h.Write(head)
+		rest, err := io.CopyBuffer(h, f, (*buf)[:cap(*buf)])
+		j.bytesRead += rest
+		if err != nil {
+			s.fail(j, d.SizeBytes, d.MtimeNs, err)
+			return
+		}
+		d.SizeBytes = int64(n) + rest
+		d.ContentHash = "sha256:" + hex.EncodeToString(h.Sum(nil))
+		s.finish(j, known, present)
+		return
+	}
+
+	// Text: read it all (bounded) to hash it and scan it for secrets.
+	limit := s.capFor(cls.docType)
+	if limit <= 0 || limit > MaxTextBytes {
+		limit = MaxTextBytes
+	}
+	content, err := readAll(f, *buf, n, limit)
+	if cap(content) <= maxKeptBuf {
+		*buf = content[:0]
+	}
+	j.bytesRead = int64(len(content))
+	if err != nil {
+		s.fail(j, d.SizeBytes, d.MtimeNs, err)
+		return
+	}
+	if int64(len(content)) > limit {
+		d.SizeBytes = int64(len(content))
+		s.skip(j, known, present, errcode.FileTooLarge, fmt.Sprintf("file grew past the %s limit for %s while being read", humanBytes(limit), cls.docType))
+		return
+	}
+	d.SizeBytes = int64(len(content))
+	sum := sha256.Sum256(content)
+	d.ContentHash = "sha256:" + hex.EncodeToString(sum[:])
+	if idx, ok := s.engine.SecretMatch(content); ok {
+		s.skip(j, known, present, errcode.SecretExcluded, fmt.Sprintf("content matches security.secret_patterns[%d]", idx))
+		return
+	}
+	s.finish(j, known, present)
+}
+
+// readAll reads the rest of f after the n bytes already in buf[:n], up to
+// limit+1 bytes in all (one more than allowed reveals a file that grew).
+func readAll(f *os.File, buf []byte, n int, limit int64) ([]byte, error) {
+	buf = buf[:n]
+	for {
+		if int64(len(buf)) > limit {
+			return buf, nil
+		}
+		if len(buf) == cap(buf) {
+			grow := cap(buf)
+			if grow < 64<<10 {
+				grow = 64 << 10
+			}
+			if int64(cap(buf)+grow) > limit+1 {
+				grow = int(limit + 1 - int64(cap(buf)))
+				if grow <= 0 {
+					grow = 1
+				}
+			}
+			nb := make([]byte, len(buf), cap(buf)+grow)
+			copy(nb, buf)
+			buf = nb
+		}
+		m, err := f.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+m]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
+}
+
+func (s *scanner) capFor(docType string) int64 {
+	if s.opt.SizeCaps == nil {
+		return 0
+	}
+	return s.opt.SizeCaps(docType)
+}
+
+// tooLarge skips the file when its size exceeds its doc type's cap.
+func (s *scanner) tooLarge(j *job, known Known, present bool) bool {
+	d := &j.doc
+	limit := s.capFor(d.DocType)
+	if limit <= 0 && textLike(d.DocType) {
+		limit = MaxTextBytes
+	}
+	if limit <= 0 || d.SizeBytes <= limit {
+		return false
+	}
+	s.skip(j, known, present, errcode.FileTooLarge,
+		fmt.Sprintf("%s exceeds the %s cap for %s", humanBytes(d.SizeBytes), humanBytes(limit), d.DocType))
+	return true
+}
+
+// shortcut reuses the stored verdict, without reading the file, when size
+// and mtime are what the state dir holds and the verdict came from content
+// that is therefore taken as unchanged.
+func (s *scanner) shortcut(j *job, k Known, present bool) bool {
+	d := &j.doc
+	if s.opt.Rehash || !present || k.SizeBytes != d.SizeBytes || k.MtimeNs != d.MtimeNs {
+		return false
+	}
+	switch {
+	case k.Status == record.StatusOK && k.ContentHash != "":
+		d.Status = record.StatusOK
+	case k.Status == record.StatusSkipped && (k.Code == string(errcode.BinarySkipped) || k.Code == string(errcode.SecretExcluded)):
+		d.Status, d.Code, d.Reason = k.Status, k.Code, k.Reason
+		if k.Code == string(errcode.BinarySkipped) {
+			d.DocType, d.Lang = record.DocBinaryIgnored, ""
+		}
+	default:
+		return false
+	}
+	d.ContentHash = k.ContentHash
+	d.Change = record.ChangeUnchanged
+	return true
+}
+
+// skip marks the document skipped with code and reason.
+func (s *scanner) skip(j *job, k Known, present bool, code errcode.Code, reason string) {
+	d := &j.doc
+	d.Status, d.Code, d.Reason = record.StatusSkipped, string(code), reason
+	if code == errcode.BinarySkipped {
+		d.DocType, d.Lang = record.DocBinaryIgnored, ""
+	}
+	s.finish(j, k, present)
+}
+
+// fail records a file that could not be read.
+func (s *scanner) fail(j *job, size, mtimeNs int64, err error) {
+	d := &j.doc
+	if !j.hasDoc {
+		*d = record.NewDocument()
+		d.Root, d.RelPath, d.SourceType, d.DocType = s.root, j.rel, record.SourceFile, record.DocText
+		if c, ok := classifyName(path.Base(j.rel)); ok {
+			d.DocType, d.Lang = c.docType, c.lang
+		}
+		d.SizeBytes, d.MtimeNs, d.MtimeUnix = size, mtimeNs, mtimeNs/1e9
+		j.hasDoc = true
+	}
+	d.Status, d.Code = record.StatusError, string(errcode.ExtractFailed)
+	d.Reason = "cannot read file: " + unwrapPathError(err).Error()
+	d.ContentHash = ""
+	k, present := s.opt.Known[j.rel]
+	s.finish(j, k, present && !k.Deleted)
+}
+
+// finish sets Status (ok unless already set) and Change.
+func (s *scanner) finish(j *job, k Known, present bool) {
+	d := &j.doc
+	if d.Status == "" {
+		d.Status = record.StatusOK
+	}
+	d.Change = change(d, k, present)
+}
+
+// change compares a processed document with the known one.
+func change(d *record.Document, k Known, present bool) string {
+	switch {
+	case !present:
+		return record.ChangeNew
+	case d.Status != k.Status, k.Code != "" && d.Code != k.Code:
+		return record.ChangeModified
+	case d.ContentHash != "" && k.ContentHash != "":
+		if d.ContentHash == k.ContentHash {
+			return record.ChangeUnchanged
+		}
+		return record.ChangeModified
+	case d.ContentHash == "" && k.ContentHash == "" && d.SizeBytes == k.SizeBytes && d.MtimeNs == k.MtimeNs:
+		return record.ChangeUnchanged
+	}
+	return record.ChangeModified
+}
+
+// humanBytes formats a byte count for reasons: "512 B", "3.1 MB".
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}

@@ -1,0 +1,308 @@
+package scan
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/dir2mcp/dir2mcp/lib/errcode"
+)
+
+// walker lists directories in order and hands files to the workers. It
+// runs in one goroutine; its maps are read by Walk once it has finished.
+type walker struct {
+	s    *scanner
+	git  *gitignore // nil when .gitignore files are not honoured
+	send func(*job) bool
+
+	realStack   []string        // real paths of the directories being walked
+	linkVisited map[string]bool // real directories entered through a symlink
+
+	pruned       map[string]string // ignored directory → reason
+	excludedDirs map[string]string // path-excluded directory → pattern
+	unreadable   map[string]bool   // directories that could not be listed
+	ignoredFiles map[string]string // ignored known file → reason
+	ignored      int               // entries passed over without a record
+}
+
+func newWalker(s *scanner) *walker {
+	return &walker{
+		s:            s,
+		linkVisited:  map[string]bool{},
+		pruned:       map[string]string{},
+		excludedDirs: map[string]string{},
+		unreadable:   map[string]bool{},
+		ignoredFiles: map[string]string{},
+	}
+}
+
+func (w *walker) walk(ctx context.Context) error {
+	if w.s.opt.Gitignore {
+		w.git = newGitignore(w.s.realRoot, func(msg string) { w.warn("", msg) })
+	}
+	entries, err := os.ReadDir(w.s.root)
+	if err != nil {
+		return errcode.Wrap(errcode.RootInaccessible, err, "cannot list root %s: %v", w.s.root, unwrapPathError(err))
+	}
+	w.realStack = append(w.realStack, w.s.realRoot)
+	return w.dir(ctx, "", w.s.root, w.s.realRoot, entries)
+}
+
+// warn queues a warning in walk order; it reports false when the walk must
+// stop.
+func (w *walker) warn(rel, msg string) bool {
+	return w.send(&job{rel: rel, warn: msg})
+}
+
+func join(dir, name string) string {
+	if dir == "" {
+		return name
+	}
+	return dir + "/" + name
+}
+
+// dir walks one directory whose entries are already listed.
+func (w *walker) dir(ctx context.Context, rel, abs, real string, entries []fs.DirEntry) error {
+	if w.git != nil {
+		for _, e := range entries {
+			if e.Name() == ".gitignore" && e.Type().IsRegular() {
+				src := join(rel, ".gitignore")
+				rules, err := readIgnoreFile(filepath.Join(abs, ".gitignore"))
+				if err != nil && !w.warn(src, "cannot read ignore file: "+unwrapPathError(err).Error()) {
+					return errStopped
+				}
+				w.git.push(ignoreFrame{source: src, base: rel, rules: rules})
+				defer w.git.pop()
+				break
+			}
+		}
+	}
+	for _, e := range entries {
+		if ctx.Err() != nil {
+			return errStopped
+		}
+		name := e.Name()
+		childRel := join(rel, name)
+		if !utf8.ValidString(name) {
+			if !w.warn(strings.ToValidUTF8(childRel, "\uFFFD"), "name is not valid UTF-8; rename it to index it") {
+				return errStopped
+			}
+			continue
+		}
+		childAbs := filepath.Join(abs, name)
+		childReal := filepath.Join(real, name)
+		t := e.Type()
+		isDir := t.IsDir()
+		var target fs.FileInfo // set when following a symlink
+		if t&fs.ModeSymlink != 0 {
+			if !w.s.opt.FollowSymlinks {
+				w.noteIgnored(childRel, "symlink not followed (ingest.follow_symlinks is off)")
+				continue
+			}
+			real, fi, msg := w.resolveLink(childAbs)
+			if msg != "" {
+				w.noteIgnored(childRel, msg)
+				if !w.warn(childRel, msg) {
+					return errStopped
+				}
+				continue
+			}
+			childReal, target, isDir = real, fi, fi.IsDir()
+		} else if !isDir && !t.IsRegular() {
+			w.noteIgnored(childRel, "not a regular file")
+			continue
+		}
+		if isDir {
+			if err := w.subdir(ctx, childRel, childAbs, childReal, target != nil); err != nil {
+				return err
+			}
+			continue
+		}
+		if reason := w.ignoreRule(childRel, false); reason != "" {
+			w.noteIgnored(childRel, reason)
+			continue
+		}
+		if !w.send(&job{rel: childRel, abs: childAbs, de: e, info: target}) {
+			return errStopped
+		}
+	}
+	return nil
+}
+
+// subdir enters a directory unless it is the state dir, ignored, excluded,
+// or a symlink loop.
+func (w *walker) subdir(ctx context.Context, rel, abs, real string, viaLink bool) error {
+	if rel == w.s.stateRel || real == w.s.stateReal {
+		w.pruned[rel] = "inside the state directory"
+		w.ignored++
+		return nil
+	}
+	if reason := w.ignoreRule(rel, true); reason != "" {
+		w.pruned[rel] = reason
+		w.ignored++
+		return nil
+	}
+	if pat, ok := w.s.engine.PathExcluded(rel + "/"); ok {
+		w.excludedDirs[rel] = pat
+		w.ignored++
+		return nil
+	}
+	if viaLink {
+		msg := ""
+		for _, a := range w.realStack {
+			if a == real {
+				msg = "symlink loop: points to a directory it is inside; not followed"
+			}
+		}
+		if msg == "" && w.linkVisited[real] {
+			msg = "directory already entered through another symlink; not followed again"
+		}
+		if msg != "" {
+			w.noteIgnored(rel, msg)
+			if !w.warn(rel, msg) {
+				return errStopped
+			}
+			return nil
+		}
+		w.linkVisited[real] = true
+	}
+	entries, err := os.ReadDir(abs)
+	if err != nil {
+		w.unreadable[rel] = true
+		msg := "cannot list directory: " + unwrapPathError(err).Error()
+		if len(entries) > 0 {
+			msg += " (listing incomplete)"
+		}
+		if !w.warn(rel, msg) {
+			return errStopped
+		}
+	}
+	w.realStack = append(w.realStack, real)
+	defer func() { w.realStack = w.realStack[:len(w.realStack)-1] }()
+	return w.dir(ctx, rel, abs, real, entries)
+}
+
+// resolveLink resolves a symlink for following. It returns the target's
+// real path and info, or a message saying why the link is not followed.
+func (w *walker) resolveLink(abs string) (string, fs.FileInfo, string) {
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", nil, "broken symlink: " + unwrapPathError(err).Error()
+	}
+	tRel, ok := relInside(w.s.realRoot, real)
+	if !ok {
+		return "", nil, "symlink points outside the root; not followed"
+	}
+	if tRel == "" {
+		return "", nil, "symlink loop: points to the root; not followed"
+	}
+	if real == w.s.stateReal || strings.HasPrefix(real, w.s.stateReal+string(filepath.Separator)) {
+		return "", nil, "symlink points into the state directory; not followed"
+	}
+	fi, err := os.Stat(real)
+	if err != nil {
+		return "", nil, "symlink target not accessible: " + unwrapPathError(err).Error()
+	}
+	if !fi.IsDir() && !fi.Mode().IsRegular() {
+		return "", nil, "symlink target is not a regular file or directory"
+	}
+	// The target must be indexable where it is: no ignored or excluded
+	// ancestor, and not ignored or excluded itself.
+	parts := strings.Split(tRel, "/")
+	for i := range parts {
+		p := strings.Join(parts[:i+1], "/")
+		isDir := i < len(parts)-1 || fi.IsDir()
+		if reason := w.baseRule(p, isDir); reason != "" {
+			return "", nil, "symlink target " + p + " is " + reason + "; not followed"
+		}
+	}
+	q := tRel
+	if fi.IsDir() {
+		q += "/"
+	}
+	if pat, ok := w.s.engine.PathExcluded(q); ok {
+		return "", nil, fmt.Sprintf("symlink target matches security.path_excludes pattern %q; not followed", pat)
+	}
+	return real, fi, ""
+}
+
+// ignoreRule returns why rel is ignored, or "".
+func (w *walker) ignoreRule(rel string, isDir bool) string {
+	if reason := w.baseRule(rel, isDir); reason != "" {
+		return reason
+	}
+	if w.git != nil {
+		if pat, src, ok := w.git.match(rel, isDir); ok {
+			return fmt.Sprintf("ignored by %s pattern %q", src, pat)
+		}
+	}
+	return ""
+}
+
+// baseRule checks DefaultIgnore and Options.Ignore.
+func (w *walker) baseRule(rel string, isDir bool) string {
+	pat, ok := w.s.base.Excluded(rel, isDir)
+	if !ok {
+		return ""
+	}
+	for i, p := range w.s.base {
+		if p == pat {
+			if i < len(DefaultIgnore) {
+				return fmt.Sprintf("ignored by default pattern %q", pat)
+			}
+			return fmt.Sprintf("ignored by ingest.ignore pattern %q", pat)
+		}
+	}
+	return ""
+}
+
+// noteIgnored counts a path passed over and, for a known one, keeps the
+// reason for its deleted record.
+func (w *walker) noteIgnored(rel, reason string) {
+	if _, ok := w.s.opt.Known[rel]; ok {
+		w.ignoredFiles[rel] = reason
+	}
+	w.ignored++
+}
+
+// ancestors calls f with each proper ancestor directory of rel, nearest
+// last, until f returns true.
+func ancestors(rel string, f func(dir string) bool) bool {
+	for i := 0; i < len(rel); i++ {
+		if rel[i] == '/' && f(rel[:i]) {
+			return true
+		}
+	}
+	return false
+}
+
+func (w *walker) underUnreadable(rel string) bool {
+	return ancestors(rel, func(d string) bool { return w.unreadable[d] })
+}
+
+func (w *walker) excludedAncestor(rel string) (string, bool) {
+	var pat string
+	found := ancestors(rel, func(d string) bool {
+		pat = w.excludedDirs[d]
+		return pat != ""
+	})
+	return pat, found
+}
+
+// ignoreReason says why a known path was not met: it or an ancestor is
+// ignored, or it is a symlink not followed.
+func (w *walker) ignoreReason(rel string) string {
+	if r := w.ignoredFiles[rel]; r != "" {
+		return r
+	}
+	var reason string
+	ancestors(rel, func(d string) bool {
+		reason = w.pruned[d]
+		return reason != ""
+	})
+	return reason
+}

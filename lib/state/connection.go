@@ -1,0 +1,77 @@
+package state
+
+import (
+	"encoding/json"
+	"os"
+
+	"github.com/dir2mcp/dir2mcp/lib/atomicfile"
+)
+
+// ProtocolVersion is the MCP protocol version dir2mcp targets.
+const ProtocolVersion = "2025-11-25"
+
+// Connection is connection.json (SPEC §4.3) and the `connection` event data
+// (SPEC §3.2). It never holds the token itself.
+type Connection struct {
+	Transport   string            `json:"transport"`
+	URL         string            `json:"url"`
+	Headers     map[string]string `json:"headers"`
+	TokenSource string            `json:"token_source,omitempty"`
+	TokenFile   string            `json:"token_file,omitempty"`
+	TokenEnv    string            `json:"token_env,omitempty"`
+	Session     SessionInfo       `json:"session"`
+	PID         int               `json:"pid,omitempty"`
+}
+
+// SessionInfo describes MCP session handling for clients.
+type SessionInfo struct {
+	UsesMCPSessionID     bool   `json:"uses_mcp_session_id"`
+	HeaderName           string `json:"header_name"`
+	AssignedOnInitialize bool   `json:"assigned_on_initialize"`
+}
+
+// NewConnection describes an HTTP endpoint at url using token t (Source ""
+// means auth is off).
+func NewConnection(url string, t Token) Connection {
+	h := map[string]string{"MCP-Protocol-Version": ProtocolVersion}
+	c := Connection{
+		Transport: "mcp_streamable_http",
+		URL:       url,
+		Headers:   h,
+		Session:   SessionInfo{UsesMCPSessionID: true, HeaderName: "MCP-Session-Id", AssignedOnInitialize: true},
+		PID:       os.Getpid(),
+	}
+	switch t.Source {
+	case "":
+		c.TokenSource = "none"
+	case "secret.token":
+		h["Authorization"] = "Bearer <token-from-secret.token>"
+		c.TokenSource, c.TokenFile = "secret.token", t.File
+	case "file":
+		h["Authorization"] = "Bearer <token-from-file>"
+		c.TokenSource, c.TokenFile = "file", t.File
+	case "env":
+		h["Authorization"] = "Bearer <token-from-env>"
+		c.TokenSource, c.TokenEnv = "env", t.EnvName
+	}
+	return c
+}
+
+// WriteConnection writes connection.json atomically.
+func (d Dir) WriteConnection(c Connection) error {
+	b, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		return err
+	}
+	return atomicfile.Write(d.Join(ConnectionFile), append(b, '\n'), 0o644)
+}
+
+// ReadConnection reads connection.json.
+func (d Dir) ReadConnection() (Connection, error) {
+	var c Connection
+	b, err := os.ReadFile(d.Join(ConnectionFile))
+	if err != nil {
+		return c, err
+	}
+	return c, json.Unmarshal(b, &c)
+}

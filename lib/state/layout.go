@@ -1,0 +1,52 @@
+// Package state knows the layout of a state directory (SPEC §4): where each
+// file lives, the writer locks, the bearer token, and the small JSON files
+// (connection.json, corpus.json) written for users and tools.
+package state
+
+import (
+	"os"
+	"path/filepath"
+
+	"github.com/dir2mcp/dir2mcp/lib/errcode"
+)
+
+// Dir is a state directory.
+type Dir struct{ Path string }
+
+// DefaultName is the state directory's name under the root.
+const DefaultName = ".dir2mcp"
+
+// Resolve returns the state dir: stateDir if set, else <root>/.dir2mcp.
+func Resolve(root, stateDir string) Dir {
+	if stateDir == "" {
+		stateDir = filepath.Join(root, DefaultName)
+	}
+	if abs, err := filepath.Abs(stateDir); err == nil {
+		stateDir = abs
+	}
+	return Dir{Path: stateDir}
+}
+
+// File names inside the state directory.
+const (
+	SnapshotFile   = ".dir2mcp.yaml.snapshot"
+	ConnectionFile = "connection.json"
+	TokenFile      = "secret.token"
+	CorpusFile     = "corpus.json"
+	IngestLog      = "ingest.log"
+)
+
+// Join returns a path inside the state directory.
+func (d Dir) Join(elem ...string) string {
+	return filepath.Join(append([]string{d.Path}, elem...)...)
+}
+
+// Ensure creates the state directory and its subdirectories.
+func (d Dir) Ensure() error {
+	for _, sub := range []string{"", "locks", "cache"} {
+		if err := os.MkdirAll(d.Join(sub), 0o755); err != nil {
+			return errcode.Wrap(errcode.StoreCorrupt, err, "cannot create state directory %s: %v", d.Join(sub), err)
+		}
+	}
+	return nil
+}

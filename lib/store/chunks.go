@@ -1,0 +1,440 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/dir2mcp/dir2mcp/lib/lexical"
+	"github.com/dir2mcp/dir2mcp/lib/record"
+)
+
+// DocRef identifies the document a representation belongs to.
+type DocRef struct {
+	DocID   int64
+	RelPath string
+	Title   string
+	DocType string
+	Lang    string
+	// TitleChanged re-indexes kept chunks' full-text rows under the new title.
+	TitleChanged bool
+}
+
+// RepInput is a representation to store.
+type RepInput struct {
+	Type     string
+	Hash     string
+	MetaJSON string  // "" = "{}"
+	Content  *string // stored text for non-file representations (OCR, transcripts); nil for raw_text
+}
+
+// ChunkInput is one chunk of a representation, in ordinal order.
+type ChunkInput struct {
+	Text      string
+	TextHash  string
+	TokensEst int
+	IndexKind string
+	Span      record.Span
+}
+
+// RepResult reports what ReplaceRepresentation changed.
+type RepResult struct {
+	RepID     int64
+	Unchanged bool           // rep_hash matched: nothing was touched
+	Added     []record.Chunk // new chunks, embedding pending
+	Kept      int            // chunks whose text (and vector) were reused
+	Removed   int            // old chunks tombstoned
+}
+
+type oldChunk struct {
+	id       int64
+	hash     string
+	kind     string
+	embedded bool
+}
+
+// ReplaceRepresentation stores rep for doc with the given chunks (SPEC §7.6).
+// If the representation's hash is unchanged nothing is written. Otherwise
+// chunks whose text_hash and index kind match an existing chunk keep their
+// chunk_id (and vector), with ordinal and span updated; the rest of the old
+// chunks are tombstoned and new ones inserted as pending.
+func (tx *Tx) ReplaceRepresentation(doc DocRef, rep RepInput, pieces []ChunkInput) (RepResult, error) {
+	var res RepResult
+	var oldHash string
+	var repDeleted bool
+	err := tx.tx.QueryRow("SELECT rep_id, rep_hash, deleted FROM representations WHERE doc_id = ? AND rep_type = ?",
+		doc.DocID, rep.Type).Scan(&res.RepID, &oldHash, &repDeleted)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+	case err != nil:
+		return res, err
+	case oldHash == rep.Hash && !repDeleted:
+		res.Unchanged = true
+		return res, nil
+	}
+	meta := rep.MetaJSON
+	if meta == "" {
+		meta = "{}"
+	}
+	if res.RepID == 0 {
+		err = tx.tx.QueryRow(`INSERT INTO representations (doc_id, rep_type, rep_hash, created_unix, meta_json, content)
+			VALUES (?, ?, ?, ?, ?, ?) RETURNING rep_id`, doc.DocID, rep.Type, rep.Hash, tx.now, meta, rep.Content).Scan(&res.RepID)
+	} else {
+		_, err = tx.tx.Exec(`UPDATE representations SET rep_hash = ?, created_unix = ?, meta_json = ?, content = ?, deleted = 0
+			WHERE rep_id = ?`, rep.Hash, tx.now, meta, rep.Content, res.RepID)
+	}
+	if err != nil {
+		return res, err
+	}
+
+	// Index the old live chunks by text hash + kind for reuse.
+	rows, err := tx.tx.Query(`SELECT chunk_id, text_hash, index_kind, embedding_status = 'ok'
+		FROM chunks WHERE rep_id = ? AND deleted = 0 ORDER BY ordinal`, res.RepID)
+	if err != nil {
+		return res, err
+	}
+	reuse := map[string][]oldChunk{}
+	var olds []oldChunk
+	for rows.Next() {
+		var o oldChunk
+		if err := rows.Scan(&o.id, &o.hash, &o.kind, &o.embedded); err != nil {
+			rows.Close()
+			return res, err
+		}
+		olds = append(olds, o)
+		reuse[o.kind+"\x00"+o.hash] = append(reuse[o.kind+"\x00"+o.hash], o)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return res, err
+	}
+
+	kept := map[int64]bool{}
+	pathText := lexical.IndexText(doc.RelPath)
+	titleText := lexical.IndexText(doc.Title)
+	for i, p := range pieces {
+		key := p.IndexKind + "\x00" + p.TextHash
+		if cands := reuse[key]; len(cands) > 0 {
+			o := cands[0]
+			reuse[key] = cands[1:]
+			kept[o.id] = true
+			res.Kept++
+			if _, err := tx.tx.Exec("UPDATE chunks SET ordinal = ? WHERE chunk_id = ?", i, o.id); err != nil {
+				return res, err
+			}
+			if err := tx.replaceSpan(o.id, p.Span); err != nil {
+				return res, err
+			}
+			if doc.TitleChanged {
+				if err := tx.reindexFTS(o.id, pathText, titleText, p.Text); err != nil {
+					return res, err
+				}
+			}
+			continue
+		}
+		var id int64
+		err := tx.tx.QueryRow(`INSERT INTO chunks (rep_id, doc_id, ordinal, text, text_hash, tokens_est, index_kind, embedding_status)
+			VALUES (?, ?, ?, ?, ?, ?, ?, 'pending') RETURNING chunk_id`,
+			res.RepID, doc.DocID, i, p.Text, p.TextHash, p.TokensEst, p.IndexKind).Scan(&id)
+		if err != nil {
+			return res, err
+		}
+		if err := tx.insertSpan(id, p.Span); err != nil {
+			return res, err
+		}
+		if err := tx.insertFTS(id, pathText, titleText, p.Text); err != nil {
+			return res, err
+		}
+		c := record.NewChunk()
+		c.ChunkID, c.DocID, c.RepID = id, doc.DocID, res.RepID
+		c.RelPath, c.DocType, c.Lang = doc.RelPath, doc.DocType, doc.Lang
+		c.RepType, c.RepHash, c.Ordinal, c.IndexKind = rep.Type, rep.Hash, i, p.IndexKind
+		c.Text, c.TextHash, c.TokensEst, c.Span = p.Text, p.TextHash, p.TokensEst, p.Span
+		c.EmbeddingStatus = record.EmbedPending
+		res.Added = append(res.Added, c)
+	}
+	var drop []int64
+	for _, o := range olds {
+		if !kept[o.id] {
+			drop = append(drop, o.id)
+		}
+	}
+	res.Removed = len(drop)
+	return res, tx.tombstoneChunks(drop)
+}
+
+func (tx *Tx) insertFTS(id int64, pathText, titleText, text string) error {
+	_, err := tx.tx.Exec("INSERT INTO chunks_fts (rowid, path, title, body) VALUES (?, ?, ?, ?)",
+		id, pathText, titleText, lexical.IndexText(text))
+	return err
+}
+
+func (tx *Tx) reindexFTS(id int64, pathText, titleText, text string) error {
+	if _, err := tx.tx.Exec("DELETE FROM chunks_fts WHERE rowid = ?", id); err != nil {
+		return err
+	}
+	return tx.insertFTS(id, pathText, titleText, text)
+}
+
+func (tx *Tx) insertSpan(id int64, sp record.Span) error {
+	if sp.Kind == "" {
+		return nil
+	}
+	_, err := tx.tx.Exec(`INSERT INTO spans (chunk_id, span_kind, start, "end") VALUES (?, ?, ?, ?)`,
+		id, sp.Kind, sp.Start(), sp.End())
+	return err
+}
+
+func (tx *Tx) replaceSpan(id int64, sp record.Span) error {
+	if _, err := tx.tx.Exec("DELETE FROM spans WHERE chunk_id = ?", id); err != nil {
+		return err
+	}
+	return tx.insertSpan(id, sp)
+}
+
+func (tx *Tx) liveChunkIDs(q string, args ...any) ([]int64, error) {
+	rows, err := tx.tx.Query(q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
+// tombstoneChunks marks chunks deleted and removes them from the FTS index.
+func (tx *Tx) tombstoneChunks(ids []int64) error {
+	for len(ids) > 0 {
+		n := min(len(ids), 500)
+		in, args := inList(ids[:n])
+		if _, err := tx.tx.Exec("UPDATE chunks SET deleted = 1 WHERE chunk_id IN ("+in+")", args...); err != nil {
+			return err
+		}
+		if _, err := tx.tx.Exec("DELETE FROM chunks_fts WHERE rowid IN ("+in+")", args...); err != nil {
+			return err
+		}
+		ids = ids[n:]
+	}
+	return nil
+}
+
+func inList(ids []int64) (string, []any) {
+	var b strings.Builder
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('?')
+		args[i] = id
+	}
+	return b.String(), args
+}
+
+// PendingChunk is a chunk awaiting a vector.
+type PendingChunk struct {
+	ChunkID   int64
+	Text      string
+	IndexKind string
+	RelPath   string
+	DocType   string
+	Lang      string
+}
+
+// PendingChunks returns up to limit live pending chunks of kind with
+// chunk_id > afterID, in chunk_id order.
+func (s *Store) PendingChunks(ctx context.Context, kind string, afterID int64, limit int) ([]PendingChunk, error) {
+	rows, err := s.rd.QueryContext(ctx, `
+SELECT c.chunk_id, c.text, c.index_kind, d.rel_path, d.doc_type, d.lang
+FROM chunks c JOIN documents d ON d.doc_id = c.doc_id
+WHERE c.index_kind = ? AND c.embedding_status = 'pending' AND c.deleted = 0 AND c.chunk_id > ?
+ORDER BY c.chunk_id LIMIT ?`, kind, afterID, limit)
+	if err != nil {
+		return nil, wrapRead(err, "read pending chunks")
+	}
+	defer rows.Close()
+	var out []PendingChunk
+	for rows.Next() {
+		var p PendingChunk
+		if err := rows.Scan(&p.ChunkID, &p.Text, &p.IndexKind, &p.RelPath, &p.DocType, &p.Lang); err != nil {
+			return nil, wrapRead(err, "read pending chunks")
+		}
+		out = append(out, p)
+	}
+	return out, wrapRead(rows.Err(), "read pending chunks")
+}
+
+// MarkEmbedded records that ids now have vectors made by model.
+func (tx *Tx) MarkEmbedded(ids []int64, model string) error {
+	for len(ids) > 0 {
+		n := min(len(ids), 500)
+		in, args := inList(ids[:n])
+		args = append([]any{model}, args...)
+		if _, err := tx.tx.Exec("UPDATE chunks SET embedding_status = 'ok', embedding_error = NULL, embed_model = ? WHERE chunk_id IN ("+in+")", args...); err != nil {
+			return err
+		}
+		ids = ids[n:]
+	}
+	return nil
+}
+
+// MarkEmbedError records a per-chunk embedding failure.
+func (tx *Tx) MarkEmbedError(id int64, msg string) error {
+	_, err := tx.tx.Exec("UPDATE chunks SET embedding_status = 'error', embedding_error = ? WHERE chunk_id = ?", msg, id)
+	return err
+}
+
+// ResetEmbeddings marks every live chunk of kind pending (after a model
+// change) and returns how many were reset.
+func (tx *Tx) ResetEmbeddings(kind string) (int64, error) {
+	res, err := tx.tx.Exec(`UPDATE chunks SET embedding_status = 'pending', embedding_error = NULL, embed_model = NULL
+		WHERE index_kind = ? AND deleted = 0 AND embedding_status != 'pending'`, kind)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+// EmbeddedIDs returns the set of live chunk ids of kind whose vectors were
+// made by model.
+func (s *Store) EmbeddedIDs(ctx context.Context, kind, model string) (map[int64]struct{}, error) {
+	rows, err := s.rd.QueryContext(ctx, `SELECT chunk_id FROM chunks
+		WHERE index_kind = ? AND deleted = 0 AND embedding_status = 'ok' AND embed_model = ?`, kind, model)
+	if err != nil {
+		return nil, wrapRead(err, "read embedded chunks")
+	}
+	defer rows.Close()
+	m := map[int64]struct{}{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, wrapRead(err, "read embedded chunks")
+		}
+		m[id] = struct{}{}
+	}
+	return m, wrapRead(rows.Err(), "read embedded chunks")
+}
+
+// PurgeDeletedChunks removes tombstoned chunk rows (and spans) of kind whose
+// vectors are no longer in the vector file, returning how many were removed.
+func (tx *Tx) PurgeDeletedChunks(kind string) (int64, error) {
+	if _, err := tx.tx.Exec(`DELETE FROM spans WHERE chunk_id IN (SELECT chunk_id FROM chunks WHERE deleted = 1 AND index_kind = ?)`, kind); err != nil {
+		return 0, err
+	}
+	res, err := tx.tx.Exec("DELETE FROM chunks WHERE deleted = 1 AND index_kind = ?", kind)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+// ChunkMeta is what retrieval needs to turn a chunk id into a hit.
+type ChunkMeta struct {
+	ChunkID   int64
+	DocID     int64
+	RelPath   string
+	DocType   string
+	Lang      string
+	Title     string
+	RepType   string
+	IndexKind string
+	Text      string
+	Span      record.Span
+}
+
+// ChunkMetas returns metadata for the live chunks among ids (deleted or
+// unknown ids are absent from the map).
+func (s *Store) ChunkMetas(ctx context.Context, ids []int64) (map[int64]ChunkMeta, error) {
+	out := make(map[int64]ChunkMeta, len(ids))
+	for len(ids) > 0 {
+		n := min(len(ids), 500)
+		in, args := inList(ids[:n])
+		rows, err := s.rd.QueryContext(ctx, `
+SELECT c.chunk_id, c.doc_id, d.rel_path, d.doc_type, d.lang, d.title, r.rep_type, c.index_kind, c.text,
+       COALESCE(sp.span_kind, ''), COALESCE(sp.start, 0), COALESCE(sp."end", 0)
+FROM chunks c
+JOIN documents d ON d.doc_id = c.doc_id
+JOIN representations r ON r.rep_id = c.rep_id
+LEFT JOIN spans sp ON sp.chunk_id = c.chunk_id
+WHERE c.chunk_id IN (`+in+`) AND c.deleted = 0 AND d.deleted = 0`, args...)
+		if err != nil {
+			return nil, wrapRead(err, "read chunks")
+		}
+		for rows.Next() {
+			var m ChunkMeta
+			var kind string
+			var st, en int64
+			if err := rows.Scan(&m.ChunkID, &m.DocID, &m.RelPath, &m.DocType, &m.Lang, &m.Title, &m.RepType,
+				&m.IndexKind, &m.Text, &kind, &st, &en); err != nil {
+				rows.Close()
+				return nil, wrapRead(err, "read chunks")
+			}
+			if kind != "" {
+				m.Span = record.SpanFrom(kind, st, en)
+			}
+			out[m.ChunkID] = m
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, wrapRead(err, "read chunks")
+		}
+		ids = ids[n:]
+	}
+	return out, nil
+}
+
+// RepContent returns the stored text of a document's representation of
+// repType (OCR pages, transcripts); ok is false when there is none.
+func (s *Store) RepContent(ctx context.Context, docID int64, repType string) (content, metaJSON string, ok bool, err error) {
+	var c sql.NullString
+	err = s.queryRow(ctx, "SELECT content, meta_json FROM representations WHERE doc_id = ? AND rep_type = ? AND deleted = 0",
+		docID, repType).Scan(&c, &metaJSON)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", "", false, nil
+	}
+	if err != nil {
+		return "", "", false, wrapRead(err, fmt.Sprintf("read %s representation", repType))
+	}
+	return c.String, metaJSON, c.Valid, nil
+}
+
+// MarkPending sets chunks back to pending (their vectors were lost).
+func (tx *Tx) MarkPending(ids []int64) error {
+	for len(ids) > 0 {
+		n := min(len(ids), 500)
+		in, args := inList(ids[:n])
+		if _, err := tx.tx.Exec("UPDATE chunks SET embedding_status = 'pending', embed_model = NULL WHERE chunk_id IN ("+in+")", args...); err != nil {
+			return err
+		}
+		ids = ids[n:]
+	}
+	return nil
+}
+
+// ResetContent discards every representation, chunk and full-text row and
+// forgets document hashes, so the next run rebuilds everything (reindex).
+// Documents stay (as rows) so list_files keeps working meanwhile.
+func (tx *Tx) ResetContent() error {
+	for _, q := range []string{
+		"INSERT INTO chunks_fts(chunks_fts) VALUES('delete-all')",
+		"DELETE FROM spans",
+		"DELETE FROM chunks",
+		"DELETE FROM representations",
+		"UPDATE documents SET content_hash = '', mtime_ns = 0",
+		"DELETE FROM settings WHERE key IN ('" + KeyScanPolicy + "')",
+	} {
+		if _, err := tx.tx.Exec(q); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,120 @@
+package store
+
+import (
+	"context"
+	"strings"
+)
+
+// ChunkFilter restricts which chunks a search may return.
+type ChunkFilter struct {
+	PathPrefix string
+	DocTypes   []string
+	IndexKinds []string
+	// Match is an extra rel_path predicate (file_glob) applied after SQL.
+	Match func(relPath string) bool
+}
+
+// Empty reports whether f accepts every chunk.
+func (f ChunkFilter) Empty() bool {
+	return f.PathPrefix == "" && len(f.DocTypes) == 0 && len(f.IndexKinds) == 0 && f.Match == nil
+}
+
+// Scored is a chunk id with a channel score (higher is better).
+type Scored struct {
+	ChunkID int64
+	Score   float64
+	RelPath string // set when the query joined documents
+}
+
+// FTSWeights are the BM25 column weights for path, title and body.
+type FTSWeights struct{ Path, Title, Body float64 }
+
+// DefaultFTSWeights favour a hit in a file's path or title over the body.
+var DefaultFTSWeights = FTSWeights{Path: 2.0, Title: 3.0, Body: 1.0}
+
+// LexicalSearch runs an FTS5 MATCH expression (built by package lexical) and
+// returns up to limit chunks by BM25, best first, honouring f.
+func (s *Store) LexicalSearch(ctx context.Context, match string, f ChunkFilter, w FTSWeights, limit int) ([]Scored, error) {
+	if strings.TrimSpace(match) == "" || limit <= 0 {
+		return nil, nil
+	}
+	var q strings.Builder
+	args := []any{w.Path, w.Title, w.Body, match}
+	q.WriteString(`SELECT f.rowid, -bm25(chunks_fts, ?, ?, ?) AS score`)
+	join := !f.Empty()
+	if join {
+		q.WriteString(`, d.rel_path FROM chunks_fts f
+JOIN chunks c ON c.chunk_id = f.rowid
+JOIN documents d ON d.doc_id = c.doc_id
+WHERE chunks_fts MATCH ?`)
+		if f.PathPrefix != "" {
+			lo, hi := prefixRange(f.PathPrefix)
+			q.WriteString(" AND d.rel_path >= ? AND d.rel_path < ?")
+			args = append(args, lo, hi)
+		}
+		if len(f.DocTypes) > 0 {
+			q.WriteString(" AND d.doc_type IN (" + placeholders(len(f.DocTypes)) + ")")
+			for _, t := range f.DocTypes {
+				args = append(args, t)
+			}
+		}
+		if len(f.IndexKinds) > 0 {
+			q.WriteString(" AND c.index_kind IN (" + placeholders(len(f.IndexKinds)) + ")")
+			for _, k := range f.IndexKinds {
+				args = append(args, k)
+			}
+		}
+	} else {
+		q.WriteString(`, '' FROM chunks_fts f WHERE chunks_fts MATCH ?`)
+	}
+	q.WriteString(" ORDER BY score DESC LIMIT ?")
+	// A Go-side predicate needs headroom: fetch more and filter.
+	fetch := limit
+	if f.Match != nil {
+		fetch = limit * 8
+	}
+	args = append(args, fetch)
+	rows, err := s.rd.QueryContext(ctx, q.String(), args...)
+	if err != nil {
+		return nil, wrapRead(err, "full-text search")
+	}
+	defer rows.Close()
+	out := make([]Scored, 0, limit)
+	for rows.Next() {
+		var sc Scored
+		if err := rows.Scan(&sc.ChunkID, &sc.Score, &sc.RelPath); err != nil {
+			return nil, wrapRead(err, "full-text search")
+		}
+		if f.Match != nil && !f.Match(sc.RelPath) {
+			continue
+		}
+		out = append(out, sc)
+		if len(out) == limit {
+			break
+		}
+	}
+	return out, wrapRead(rows.Err(), "full-text search")
+}
+
+// TermDocFreqs returns, for each term, the number of chunks containing it in
+// the full-text index (after the index's own stemming of the term).
+func (s *Store) TermDocFreqs(ctx context.Context, terms []string) (map[string]int64, int64, error) {
+	out := make(map[string]int64, len(terms))
+	var total int64
+	if err := s.queryRow(ctx, "SELECT COUNT(*) FROM chunks WHERE deleted = 0").Scan(&total); err != nil {
+		return nil, 0, wrapRead(err, "count chunks")
+	}
+	for _, t := range terms {
+		var n int64
+		err := s.queryRow(ctx, "SELECT COALESCE(SUM(doc), 0) FROM chunks_fts_vocab WHERE term = ?", t).Scan(&n)
+		if err != nil {
+			return nil, 0, wrapRead(err, "read term statistics")
+		}
+		out[t] = n
+	}
+	return out, total, nil
+}
+
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
+}

@@ -1,0 +1,70 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+)
+
+// Well-known settings keys (SPEC §5.5 plus dir2mcp's own).
+const (
+	KeyProtocolVersion = "protocol_version"
+	KeyCorpusID        = "corpus_id"
+	KeyIndexFormat     = "index_format_version"
+	KeyEmbedTextModel  = "embed_text_model"
+	KeyEmbedTextDim    = "embed_text_dim"
+	KeyEmbedCodeModel  = "embed_code_model"
+	KeyEmbedCodeDim    = "embed_code_dim"
+	KeyOCRModel        = "ocr_model"
+	KeySTTProvider     = "stt_provider"
+	KeySTTModel        = "stt_model"
+	KeyChatModel       = "chat_model"
+	// KeyScanPolicy fingerprints the settings that decide which files are
+	// indexed and how they are chunked; a change forces a full re-check.
+	KeyScanPolicy = "scan_policy"
+)
+
+// Setting returns the value for key, or "" when unset.
+func (s *Store) Setting(ctx context.Context, key string) (string, error) {
+	var v string
+	err := s.queryRow(ctx, "SELECT value FROM settings WHERE key = ?", key).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return v, wrapRead(err, "read setting "+key)
+}
+
+// Settings returns all settings.
+func (s *Store) Settings(ctx context.Context) (map[string]string, error) {
+	rows, err := s.rd.QueryContext(ctx, "SELECT key, value FROM settings")
+	if err != nil {
+		return nil, wrapRead(err, "read settings")
+	}
+	defer rows.Close()
+	m := map[string]string{}
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			return nil, wrapRead(err, "read settings")
+		}
+		m[k] = v
+	}
+	return m, wrapRead(rows.Err(), "read settings")
+}
+
+// SetSetting stores key=value inside tx.
+func (tx *Tx) SetSetting(key, value string) error {
+	_, err := tx.tx.Exec(`INSERT INTO settings(key, value) VALUES (?, ?)
+		ON CONFLICT(key) DO UPDATE SET value = excluded.value`, key, value)
+	return err
+}
+
+// Setting reads a setting inside tx.
+func (tx *Tx) Setting(key string) (string, error) {
+	var v string
+	err := tx.tx.QueryRow("SELECT value FROM settings WHERE key = ?", key).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return v, err
+}

