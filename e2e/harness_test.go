@@ -291,7 +291,7 @@ func (c *mcp) initialize() {
 		c.t.Fatal("initialize response has no MCP-Session-Id header")
 	}
 	var res struct {
-		ProtocolVersion string `json:"protocolVersion"`
+		ProtocolVersion string                `json:"protocolVersion"`
 		ServerInfo      struct{ Name string } `json:"serverInfo"`
 	}
 	json.Unmarshal(r.Result, &res)

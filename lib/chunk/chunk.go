@@ -5,13 +5,14 @@
 // a trailing "\n" is a line too, and a trailing "\n" does not start another.
 // Text is expected to be normalised (see lib/extract): "\r" is content here.
 //
-// Chunking is deterministic and local: where a chunk ends depends only on
-// the text from its start to at most two lines past its end, so an edit
-// leaves every chunk that ends more than two lines before the edited line
-// byte-identical, with the same span (Text may additionally change the
-// chunk before the last when the remainder after it shrinks below
-// MinChars and is merged into it). Unchanged chunks keep their
-// text_hash and are not re-embedded (SPEC §7.6).
+// Chunking is deterministic and local: each chunk is decided by a window
+// that starts where the previous chunk decided and reaches one line past
+// the chunk's end plus at most MaxLines/4 lines (Code) or MaxChars/2 bytes
+// (Text). An edit leaves byte-identical, with the same spans, all leading
+// chunks whose windows end before the edited line (Text may also change
+// the chunk before the last when the remainder after it shrinks below
+// MinChars and is merged into it). Unchanged chunks keep their text_hash
+// and are not re-embedded (SPEC §7.6).
 //
 // Every non-blank line is covered by at least one piece; pieces never start
 // or end with a blank line, and blank-only text yields no pieces. A piece's
@@ -32,6 +33,8 @@ type Piece struct {
 	Ordinal int
 }
 
+// Sizes named Chars are UTF-8 bytes; a cut never splits a rune.
+
 // CodeOptions configures Code. Zero fields take the defaults of
 // DefaultCodeOptions; a negative OverlapLines means no overlap.
 type CodeOptions struct {
@@ -43,8 +46,8 @@ type CodeOptions struct {
 // TextOptions configures Text. Zero fields take the defaults of
 // DefaultTextOptions; a negative OverlapChars or MinChars means none.
 type TextOptions struct {
-	MaxChars     int // cap on a chunk's bytes
-	OverlapChars int // about this many bytes of whole lines are repeated
+	MaxChars     int // cap on a chunk's bytes, but a merged tail adds < MinChars
+	OverlapChars int // at most this many bytes of whole lines are repeated
 	MinChars     int // a trailing remainder shorter than this is merged
 }
 

@@ -176,28 +176,39 @@ func TestCodeStableUnderEditNearEnd(t *testing.T) {
 	src := goLikeSource(150, 20)
 	lines := sourceLines(src)
 	before := Code(src, CodeOptions{})
-	edited := append([]string(nil), lines...)
-	at := len(lines) - 10 // 1-based line len-9
-	edited[at] = "\tx += 42 // changed"
-	after := Code(strings.Join(edited, "\n")+"\n", CodeOptions{})
-	appended := Code(src+"\nfunc Extra() {}\n", CodeOptions{})
-
-	for _, tc := range []struct {
-		name  string
-		after []Piece
-		line  int // first changed line, 1-based
-	}{{"edit", after, at + 1}, {"append", appended, len(lines) + 1}} {
-		want := 0 // pieces ending more than two lines before the change
-		for want < len(before) && before[want].Span.EndLine < tc.line-2 {
+	at := len(lines) - 10
+	// Change a body line into a strong boundary of a different length.
+	edited := append(append(append([]string(nil), lines[:at]...), "}", "", "// G is new.", "func G() {"), lines[at+1:]...)
+	cases := []struct {
+		name string
+		doc  string
+		line int // first changed line, 1-based
+	}{
+		{"edit", strings.Join(edited, "\n") + "\n", at + 1},
+		{"append", src + "\nfunc Extra() {}\n", len(lines) + 1},
+		{"truncate", strings.Join(lines[:len(lines)-25], "\n") + "\n", len(lines) - 24},
+	}
+	lookahead := DefaultCodeOptions().MaxLines/4 + 1
+	for _, tc := range cases {
+		after := Code(tc.doc, CodeOptions{})
+		want := 0 // pieces whose window ends before the change
+		for want < len(before) && before[want].Span.EndLine+lookahead < tc.line {
 			want++
 		}
-		if want < len(before)-2 {
+		if want < len(before)-3 {
 			t.Fatalf("%s: test setup: only %d of %d pieces precede the change", tc.name, want, len(before))
 		}
-		if n := samePrefix(before, tc.after); n < want {
+		if n := samePrefix(before, after); n < want {
 			t.Errorf("%s: only %d leading pieces unchanged, want %d", tc.name, n, want)
 		}
+		if reflectEqual(before, after) {
+			t.Errorf("%s: nothing changed", tc.name)
+		}
 	}
+}
+
+func reflectEqual(a, b []Piece) bool {
+	return len(a) == len(b) && samePrefix(a, b) == len(a)
 }
 
 func TestCodeMaxCharsCapsWindows(t *testing.T) {

@@ -186,12 +186,11 @@ func TestTextDeterministicAndStableUnderEdits(t *testing.T) {
 	doc := markdownDoc(60, 5)
 	lines := sourceLines(doc)
 	before := Text(doc, TextOptions{})
-	if again := Text(doc, TextOptions{}); samePrefix(before, again) != len(before) || len(again) != len(before) {
+	if again := Text(doc, TextOptions{}); !reflectEqual(before, again) {
 		t.Fatal("two runs on the same input differ")
 	}
-	edited := append([]string(nil), lines...)
 	at := len(lines) - 6
-	edited[at] = "An edited line near the end."
+	edited := append(append(append([]string(nil), lines[:at]...), "## Inserted heading", "", "An edited, longer line near the end of the document."), lines[at+1:]...)
 	cases := []struct {
 		name string
 		doc  string
@@ -201,12 +200,13 @@ func TestTextDeterministicAndStableUnderEdits(t *testing.T) {
 		{"append", doc + "\n## New section\n\nMore text.\n", len(lines) + 1},
 		{"truncate", strings.Join(lines[:len(lines)-3], "\n") + "\n", len(lines) - 2},
 	}
+	maxWindow := DefaultTextOptions().MaxChars / 2
 	for _, tc := range cases {
 		after := Text(tc.doc, TextOptions{})
-		// Pieces ending more than two lines before the change are kept; the
-		// one before the last may absorb a short tail.
+		// Pieces whose window ends before the change are kept; the one
+		// before the last may absorb a short tail.
 		want := 0
-		for want < len(before) && before[want].Span.EndLine < tc.line-2 {
+		for want < len(before) && windowEnd(lines, before[want].Span.EndLine, maxWindow) < tc.line {
 			want++
 		}
 		want--
@@ -216,7 +216,22 @@ func TestTextDeterministicAndStableUnderEdits(t *testing.T) {
 		if n := samePrefix(before, after); n < want {
 			t.Errorf("%s: only %d leading pieces unchanged, want >= %d", tc.name, n, want)
 		}
+		if reflectEqual(before, after) {
+			t.Errorf("%s: nothing changed", tc.name)
+		}
 	}
+}
+
+// windowEnd returns the last 1-based line a text window ending at line end
+// may look at: maxBytes further, plus one line.
+func windowEnd(lines []string, end, maxBytes int) int {
+	n := 0
+	l := end
+	for l < len(lines) && n+len(lines[l])+1 <= maxBytes {
+		n += len(lines[l]) + 1
+		l++
+	}
+	return l + 1
 }
 
 func TestOptionsDefaults(t *testing.T) {

@@ -22,72 +22,55 @@ import (
 // tokenizers do. It is 0 only for text without any of the above.
 func TokensEstimate(s string) int {
 	tokens := 0
-	word, punct := 0, 0 // lengths of the current runs
-	flush := func() {
-		tokens += (word+5)/6 + (punct+1)/2
-		word, punct = 0, 0
-	}
+	word, punct := 0, 0 // lengths of the runs in progress
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
+			j := i + 1
 			switch class := asciiClass[c]; class {
 			case clsWord:
-				if punct > 0 {
-					tokens += (punct + 1) / 2
-					punct = 0
-				}
-				word++
-				i++
-			case clsPunct:
-				if word > 0 {
-					tokens += (word + 5) / 6
-					word = 0
-				}
-				punct++
-				i++
-			default:
-				flush()
-				j := i + 1
-				for j < len(s) && s[j] < utf8.RuneSelf && asciiClass[s[j]] >= clsSpace {
+				for j < len(s) && s[j] < utf8.RuneSelf && asciiClass[s[j]] == clsWord {
 					j++
 				}
-				if class == clsNewline || containsNewline(s[i:j]) || j-i > 1 {
+				tokens += (punct + 1) / 2
+				word, punct = word+j-i, 0
+			case clsPunct:
+				for j < len(s) && s[j] < utf8.RuneSelf && asciiClass[s[j]] == clsPunct {
+					j++
+				}
+				tokens += (word + 5) / 6
+				word, punct = 0, punct+j-i
+			default:
+				newline := class == clsNewline
+				for j < len(s) && s[j] < utf8.RuneSelf && asciiClass[s[j]] >= clsSpace {
+					newline = newline || s[j] == '\n'
+					j++
+				}
+				tokens += (word+5)/6 + (punct+1)/2
+				word, punct = 0, 0
+				if newline || j-i > 1 {
 					tokens++
 				}
-				i = j
 			}
+			i = j
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		i += size
 		switch {
-		case unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul):
-			flush()
-			tokens++
-		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r):
-			if punct > 0 {
-				tokens += (punct + 1) / 2
-				punct = 0
-			}
-			word += size
+		case unicode.IsLetter(r) && !unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul),
+			unicode.IsDigit(r), unicode.Is(unicode.Mn, r):
+			tokens += (punct + 1) / 2
+			word, punct = word+size, 0
 		case unicode.IsSpace(r):
-			flush()
-		default:
-			flush()
-			tokens++
+			tokens += (word+5)/6 + (punct+1)/2
+			word, punct = 0, 0
+		default: // CJK characters, symbols, emoji: one token each
+			tokens += (word+5)/6 + (punct+1)/2 + 1
+			word, punct = 0, 0
 		}
 	}
-	flush()
-	return tokens
-}
-
-func containsNewline(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\n' {
-			return true
-		}
-	}
-	return false
+	return tokens + (word+5)/6 + (punct+1)/2
 }
 
 const (

@@ -145,15 +145,21 @@ func registerSecrets(cfg *config.Config) {
 	}
 }
 
-// openStore opens the state dir's store. With create set a missing store is
-// created; otherwise a missing index is INDEX_NOT_READY.
-func (e *env) openStore(ctx context.Context, create bool) (*store.Store, error) {
-	if create {
+// Store access modes for openStore.
+const (
+	readStore   = iota // read-only; a missing index is INDEX_NOT_READY
+	writeStore         // read-write; a missing index is INDEX_NOT_READY
+	createStore        // read-write; a missing index is created
+)
+
+// openStore opens the state dir's store in the given mode.
+func (e *env) openStore(ctx context.Context, mode int) (*store.Store, error) {
+	if mode == createStore {
 		if err := e.dir.Ensure(); err != nil {
 			return nil, err
 		}
 	}
-	return store.Open(ctx, e.dir.Path, store.Options{Create: create, ReadOnly: !create})
+	return store.Open(ctx, e.dir.Path, store.Options{Create: mode == createStore, ReadOnly: mode == readStore})
 }
 
 // interactive reports whether prompts are allowed.

@@ -34,5 +34,5 @@ func runReindex(ctx context.Context, cmd *ucli.Command) error {
 	if err != nil {
 		return err
 	}
-	return runJob(ctx, e, st, embs, &tracker{}, true)
+	return runJob(ctx, e, st, embs, &tracker{}, true, nil)
 }

@@ -114,7 +114,7 @@ func startService(ctx context.Context, e *env, st *store.Store, status func(cont
 	s := &service{e: e, store: st, ln: ln, token: tok, served: make(chan error, 1), vectors: map[string]*vector.Reloader{}}
 	ids := map[string]string{}
 	for kind, emb := range embs {
-		s.vectors[kind] = vector.NewReloader(e.dir.Join(vector.FileName(kind)), vector.ReloaderOptions{})
+		s.vectors[kind] = vector.NewReloader(e.dir.Join(vector.FileName(kind)), vector.ReloaderOptions{PollInterval: time.Second})
 		ids[kind] = emb.ID()
 	}
 	s.models = models(cfg, ids)
@@ -232,6 +232,15 @@ func (s *service) announce(mode string) error {
 	}
 	fmt.Fprintf(w, "    MCP-Session-Id: (assigned after initialize response)\n\n")
 	return nil
+}
+
+// refresh makes a just-written vector file of kind visible to searches.
+func (s *service) refresh(kind string) {
+	if r := s.vectors[kind]; r != nil {
+		if err := r.Refresh(); err != nil {
+			s.e.ev.Emit(events.Warn, record.EvNotice, map[string]any{"message": "reloading " + kind + " vectors: " + err.Error()})
+		}
+	}
 }
 
 // shutdown stops accepting requests and waits briefly for in-flight ones.

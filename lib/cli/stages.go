@@ -37,7 +37,7 @@ func runScan(ctx context.Context, cmd *ucli.Command) error {
 		return err
 	}
 	var st *store.Store
-	if s, err := e.openStore(ctx, false); err == nil {
+	if s, err := e.openStore(ctx, readStore); err == nil {
 		st = s
 		defer st.Close()
 	} else if errcode.Of(err) != errcode.IndexNotReady {
@@ -87,7 +87,7 @@ func runExtract(ctx context.Context, cmd *ucli.Command) error {
 		return err
 	}
 	defer lock.Unlock()
-	st, err := e.openStore(ctx, true)
+	st, err := e.openStore(ctx, createStore)
 	if err != nil {
 		return err
 	}
@@ -178,7 +178,23 @@ func runEmbed(ctx context.Context, cmd *ucli.Command) error {
 		return err
 	}
 	defer lock.Unlock()
-	st, err := e.openStore(ctx, false)
+	var first *record.Chunk
+	var rd *record.Reader
+	if input == "stdin" {
+		// In `scan | extract | embed` every stage starts at once: wait for
+		// the first record, by which time extract has created the index.
+		rd = record.NewReader(os.Stdin, record.TypeChunk)
+		c := record.NewChunk()
+		switch err := rd.Next(&c); {
+		case errors.Is(err, io.EOF):
+			e.ev.Emit(events.Info, record.EvEmbedProgress, map[string]any{"embedded_this_run": 0, "message": "embed: no chunk records on stdin"})
+			return nil
+		case err != nil:
+			return errcode.Wrap(errcode.InvalidField, err, "stdin: %v", err)
+		}
+		first = &c
+	}
+	st, err := e.openStore(ctx, writeStore)
 	if err != nil {
 		return err
 	}
@@ -197,10 +213,10 @@ func runEmbed(ctx context.Context, cmd *ucli.Command) error {
 		readErr := make(chan error, 1)
 		go func() {
 			defer close(in)
-			r := record.NewReader(os.Stdin, record.TypeChunk)
+			in <- *first
 			for {
 				c := record.NewChunk()
-				if err := r.Next(&c); err != nil {
+				if err := rd.Next(&c); err != nil {
 					if errors.Is(err, io.EOF) {
 						err = nil
 					}

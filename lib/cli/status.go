@@ -39,7 +39,7 @@ func runStatus(ctx context.Context, cmd *ucli.Command) error {
 	if err != nil {
 		return err
 	}
-	st, err := e.openStore(ctx, false)
+	st, err := e.openStore(ctx, readStore)
 	if err != nil {
 		return err
 	}

@@ -88,7 +88,7 @@ func preflight(e *env) error {
 // openIndex opens (creating if needed) the store for a long-running command
 // and reports index_loaded.
 func openIndex(ctx context.Context, e *env) (*store.Store, error) {
-	st, err := e.openStore(ctx, true)
+	st, err := e.openStore(ctx, createStore)
 	if err != nil {
 		return nil, err
 	}
@@ -173,7 +173,7 @@ func keepIndexed(ctx context.Context, e *env, st *store.Store, embs map[string]e
 		}()
 	}
 	for {
-		if err := runJob(ctx, e, st, embs, tr, false); err != nil {
+		if err := runJob(ctx, e, st, embs, tr, false, svc); err != nil {
 			if ctx.Err() != nil {
 				return nil
 			}
@@ -192,7 +192,7 @@ func keepIndexed(ctx context.Context, e *env, st *store.Store, embs map[string]e
 }
 
 // runJob runs one indexing job with progress reporting.
-func runJob(ctx context.Context, e *env, st *store.Store, embs map[string]embed.Embedder, tr *tracker, full bool) error {
+func runJob(ctx context.Context, e *env, st *store.Store, embs map[string]embed.Embedder, tr *tracker, full bool, svc *service) error {
 	mode := "incremental"
 	if full {
 		mode = "full"
@@ -211,6 +211,9 @@ func runJob(ctx context.Context, e *env, st *store.Store, embs map[string]embed.
 	stop := rep.Start(ctx, tr.status(ctx).JobID, mode, prog)
 	job := &indexer.Job{Config: e.cfg, Root: e.root.Dir(), Dir: e.dir, Store: st, Embedders: embs,
 		Events: e.ev, Progress: prog, Full: full}
+	if svc != nil {
+		job.Flushed = svc.refresh
+	}
 	err := job.Run(ctx)
 	if ctx.Err() != nil {
 		stop(nil)

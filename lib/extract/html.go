@@ -314,16 +314,17 @@ func (c *htmlConv) end(name string, at int) {
 		if c.pre == 0 {
 			return
 		}
-		c.pre--
 		if len(c.cur) > 0 {
 			c.flush(false)
 		}
-		c.emit("```", at)
+		c.emit("```", at) // still inside: no list indentation
+		c.pre--
 		c.paragraph()
 	case name == "ul" || name == "ol" || name == "menu":
 		if n := len(c.lists); n > 0 {
 			c.lists = c.lists[:n-1]
 		}
+		c.prefix = "" // the marker of an empty last item
 		if len(c.lists) == 0 {
 			c.paragraph()
 		} else {

@@ -279,3 +279,16 @@ func TestHTMLOmittedEndTags(t *testing.T) {
 		}
 	}
 }
+
+func TestHTMLListItemsWithBlocks(t *testing.T) {
+	cases := map[string]string{
+		"<ul><li><p>first</p></li><li><p>second</p><p>more</p></li></ul><p>after</p>": "- first\n\n- second\n\n  more\n\nafter\n",
+		"<ul><li></li></ul><p>no marker</p>":                                          "no marker\n",
+		"<ol><li><pre>code\n</pre></li></ol>":                                         "1. ```\ncode\n```\n",
+	}
+	for in, want := range cases {
+		if r := htmlText(t, in); r.Text != want {
+			t.Errorf("%q:\n got %q\nwant %q", in, r.Text, want)
+		}
+	}
+}

@@ -155,7 +155,6 @@ func (c *htmlConv) breakLine() {
 func (c *htmlConv) paragraph() {
 	c.breakLine()
 	c.wantBlank = true
-	c.prefix = ""
 }
 
 // space separates inline content where a block boundary was suppressed.
@@ -165,16 +164,14 @@ func (c *htmlConv) space() {
 	}
 }
 
-// emit writes a whole line of its own (a fence, a rule, the title).
+// emit writes a whole line of its own (a fence, a rule, the title); a
+// pending list marker goes before it.
 func (c *htmlConv) emit(s string, src int) {
 	c.breakLine()
-	prefix := c.prefix
-	c.prefix = ""
 	c.startContent(src)
 	c.cur = append(c.cur, s...)
 	c.hasText = true
 	c.flush(false)
-	c.prefix = prefix
 }
 
 func (c *htmlConv) finish() (string, []int, string) {

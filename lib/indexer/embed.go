@@ -36,6 +36,9 @@ type Embedding struct {
 	Concurrency int
 	// MinFlush is the shortest interval between vector file writes (default 2s).
 	MinFlush time.Duration
+	// Flushed, if set, is called after a vector file of kind was replaced
+	// (an in-process server refreshes its snapshot at once).
+	Flushed func(kind string)
 
 	kinds map[string]*kindState
 }
@@ -455,6 +458,9 @@ func (e *Embedding) flush(ctx context.Context, ks *kindState) error {
 		return err
 	}
 	e.Progress.Embedded.Add(int64(len(ids)))
+	if e.Flushed != nil {
+		e.Flushed(ks.kind)
+	}
 	ks.unflushed = nil
 	ks.lastFlush = time.Now()
 	ks.flushCost = time.Since(start)

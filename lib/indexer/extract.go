@@ -174,11 +174,11 @@ func (x *Extractor) prepare(j job, deferred map[string]deferral) result {
 	if d.DocType == record.DocCode {
 		kind = record.KindCode
 		pieces = chunk.Code(res.Text, chunk.CodeOptions{
-			MaxLines: ch.Code.MaxLines, OverlapLines: ch.Code.OverlapLines, MaxChars: codeMaxChars(ch),
+			MaxLines: ch.Code.MaxLines, OverlapLines: orNone(ch.Code.OverlapLines),
 		})
 	} else {
 		pieces = chunk.Text(res.Text, chunk.TextOptions{
-			MaxChars: ch.MaxChars, OverlapChars: ch.OverlapChars, MinChars: ch.MinChars,
+			MaxChars: ch.MaxChars, OverlapChars: orNone(ch.OverlapChars), MinChars: orNone(ch.MinChars),
 		})
 	}
 	if res.LineMap != nil {
@@ -201,7 +201,14 @@ func (x *Extractor) prepare(j job, deferred map[string]deferral) result {
 	return r
 }
 
-func codeMaxChars(ch config.ChunkingConfig) int { return max(ch.MaxChars*4, 4000) }
+// orNone maps a configured 0 ("none") to the chunk package's "none" (-1);
+// the chunk package reads 0 as "default".
+func orNone(n int) int {
+	if n <= 0 {
+		return -1
+	}
+	return n
+}
 
 func repHash(docType string, ch config.ChunkingConfig, text string) string {
 	h := sha256.New()

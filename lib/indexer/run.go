@@ -27,6 +27,8 @@ type Job struct {
 	Progress  *Progress
 	// Full discards the existing index content first (dir2mcp reindex).
 	Full bool
+	// Flushed is called after each vector file replacement (see Embedding).
+	Flushed func(kind string)
 }
 
 // Run takes the writer locks and indexes the root. It returns when every
@@ -59,7 +61,7 @@ func (j *Job) Run(ctx context.Context) error {
 	}
 	emb := &Embedding{
 		Store: j.Store, Dir: j.Dir, Embedders: j.Embedders, Progress: j.Progress, Events: j.Events,
-		BatchSize: j.Config.Embed.BatchSize, Concurrency: j.Config.Embed.Concurrency,
+		BatchSize: j.Config.Embed.BatchSize, Concurrency: j.Config.Embed.Concurrency, Flushed: j.Flushed,
 	}
 	if err := emb.Open(ctx); err != nil {
 		return err

@@ -100,9 +100,11 @@ func textLike(docType string) bool {
 
 // looksBinary applies the binary heuristic to the start of a file: a byte
 // order mark means text (UTF-8, UTF-16 or UTF-32, whose NUL bytes are
-// expected); otherwise a NUL byte, or more than 10% of bytes that are
-// control characters or invalid UTF-8, means binary. Legacy 8-bit text
-// (Latin-1 accents here and there) stays text.
+// expected); otherwise a NUL byte (as git decides), more than 10% control
+// characters, or more than 30% control characters and invalid UTF-8 means
+// binary. Legacy 8-bit text with accents here and there (Latin-1) stays
+// text; text in a legacy encoding made mostly of high bytes (KOI8-R,
+// CP1251) does not.
 func looksBinary(head []byte) bool {
 	if len(head) == 0 {
 		return false
@@ -115,26 +117,26 @@ func looksBinary(head []byte) bool {
 	if bytes.IndexByte(head, 0) >= 0 {
 		return true
 	}
-	bad := 0
+	ctrl, invalid := 0, 0
 	for i := 0; i < len(head); {
 		c := head[i]
 		if c < utf8.RuneSelf {
 			if c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != '\v' && c != '\b' && c != 0x1b {
-				bad++
+				ctrl++
 			}
 			i++
 			continue
 		}
 		r, w := utf8.DecodeRune(head[i:])
 		if r == utf8.RuneError && w == 1 {
-			if len(head)-i < utf8.UTFMax && len(head) == SniffLen && !utf8.FullRune(head[i:]) {
+			if len(head) == SniffLen && !utf8.FullRune(head[i:]) {
 				break // a rune cut by the sniff window
 			}
-			bad++
+			invalid++
 		}
 		i += w
 	}
-	return bad*10 > len(head)
+	return ctrl*10 > len(head) || (ctrl+invalid)*10 > 3*len(head)
 }
 
 // sniffBinary classifies binary content by magic number.
