@@ -31,3 +31,9 @@ fmt:
 
 clean:
 	rm -rf $(BIN)
+
+# Long-running measurements (not part of `make test`): Go benchmarks of the
+# hot paths, then the end-to-end run on the Go standard library source.
+bench: build
+	$(GO) test $(GOFLAGS) -run '^$$' -bench . -benchtime 2x ./lib/... 2>&1 | grep -E '^(Benchmark|ok|PASS|FAIL|goos|cpu)' || true
+	$(GO) run $(GOFLAGS) ./scripts/bench -bin $(BIN)

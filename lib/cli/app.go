@@ -18,7 +18,7 @@ func App() *ucli.Command {
 		Flags:           globalFlags(),
 		HideHelpCommand: true,
 		Commands: []*ucli.Command{
-			upCommand(), statusCommand(), askCommand(), reindexCommand(), configCommand(), versionCommand(),
+			upCommand(), statusCommand(), askCommand(), indexCommand(), reindexCommand(), configCommand(), versionCommand(),
 			ScanCommand(), ExtractCommand(), EmbedCommand(), ServeCommand(),
 		},
 	}

@@ -198,7 +198,6 @@ func runJob(ctx context.Context, e *env, st *store.Store, embs map[string]embed.
 		mode = "full"
 	}
 	prog := tr.start(mode)
-	defer tr.finish()
 	ids := map[string]string{}
 	for k, m := range embs {
 		ids[k] = m.ID()
@@ -215,6 +214,7 @@ func runJob(ctx context.Context, e *env, st *store.Store, embs map[string]embed.
 		job.Flushed = svc.refresh
 	}
 	err := job.Run(ctx)
+	tr.finish() // before index_complete is reported: searches after it see a finished job
 	if ctx.Err() != nil {
 		stop(nil)
 		return ctx.Err()

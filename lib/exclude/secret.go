@@ -6,7 +6,6 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"strings"
-	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -19,10 +18,15 @@ import (
 //     [0-9a-zA-Z/+=]{40}; a byte scan with a skip table looks for a long
 //     enough run, so no regexp runs at all.
 //   - prefix: every match starts with one of a few literals, e.g.
-//     "AKIA" or (?i)"token"; bytes.Index finds each occurrence (in an
-//     ASCII-lower-cased copy for case-insensitive literals) and the
-//     alternative, anchored, is tried there only.
+//     "AKIA" or (?i)"token"; bytes.IndexByte finds the literal's rarest
+//     byte (both cases when case-insensitive), the literal is compared
+//     around each hit, and the alternative, anchored, is tried only there.
+//     Offsets of a byte are computed once per content and shared.
 //   - regexp: anything else runs the alternative's regexp over the content.
+//
+// Before either, an alternative whose matches must contain a long run of a
+// class (token\s*[:=]\s*[A-Za-z0-9_.-]{20,}) is dropped at once when the
+// content has no such run.
 //
 // The fast strategies work on ASCII bytes. Go's case folding also maps the
 // non-ASCII runes U+017F (ſ) to s and U+212A (Kelvin sign) to k, and a class
@@ -62,8 +66,8 @@ type run struct {
 	min int
 }
 
-// literal is a search string; fold literals are lower-case ASCII and are
-// searched in the lower-cased content.
+// literal is a search string; fold literals are lower-case ASCII and match
+// regardless of ASCII case.
 type literal struct {
 	b    []byte
 	fold bool
@@ -99,27 +103,6 @@ func withRare(l literal) literal {
 		}
 	}
 	return l
-}
-
-// indexFrom returns the first occurrence of l in hay at or after from, or
-// -1. It looks for the literal's rarest byte with bytes.IndexByte (SIMD)
-// and compares the whole literal around each hit.
-func (l *literal) indexFrom(hay []byte, from int) int {
-	n, r := len(l.b), l.rare
-	c := l.b[r]
-	end := len(hay) - n + r + 1 // the rare byte can sit at most here
-	for p := from + r; p < end; {
-		i := bytes.IndexByte(hay[p:end], c)
-		if i < 0 {
-			return -1
-		}
-		p += i
-		if start := p - r; bytes.Equal(hay[start:start+n], l.b) {
-			return start
-		}
-		p++
-	}
-	return -1
 }
 
 func compileSecret(pattern string) (*secretRule, error) {
@@ -396,7 +379,12 @@ func lowerIf(b []byte, fold bool) []byte {
 		return b
 	}
 	out := make([]byte, len(b))
-	lowerASCII(out, b)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		out[i] = c
+	}
 	return out
 }
 
@@ -407,107 +395,4 @@ func appendOnce(list [][]byte, b []byte) [][]byte {
 		}
 	}
 	return append(list, b)
-}
-
-// matchState caches per-content work shared by all alternatives.
-type matchState struct {
-	content  []byte
-	lower    []byte
-	lowered  bool
-	nonASCII int8 // 0 unknown, 1 yes, -1 no
-}
-
-var statePool = sync.Pool{New: func() any { return new(matchState) }}
-
-func (st *matchState) reset(content []byte) {
-	st.content = content
-	st.lowered = false
-	st.nonASCII = 0
-}
-
-func (st *matchState) lowerCased() []byte {
-	if !st.lowered {
-		if cap(st.lower) < len(st.content) {
-			st.lower = make([]byte, len(st.content))
-		}
-		st.lower = st.lower[:len(st.content)]
-		lowerASCII(st.lower, st.content)
-		st.lowered = true
-	}
-	return st.lower
-}
-
-func (st *matchState) hasNonASCII() bool {
-	if st.nonASCII == 0 {
-		st.nonASCII = -1
-		if hasHighBit(st.content) {
-			st.nonASCII = 1
-		}
-	}
-	return st.nonASCII > 0
-}
-
-func (r *secretRule) match(content []byte, st *matchState) bool {
-	for _, a := range r.alts {
-		if a.match(content, st) {
-			return true
-		}
-	}
-	return false
-}
-
-func (a *alternative) match(content []byte, st *matchState) bool {
-	if len(a.escapes) > 0 && st.hasNonASCII() {
-		for _, e := range a.escapes {
-			if bytes.Contains(content, e) {
-				return a.re.Match(content)
-			}
-		}
-	}
-	for _, n := range a.needs {
-		if !hasRun(content, n.set, n.min) {
-			return false
-		}
-	}
-	switch {
-	case a.runSet != nil:
-		return hasRun(content, a.runSet, a.runMin)
-	case a.anchored != nil:
-		for _, l := range a.lits {
-			hay := content
-			if l.fold {
-				hay = st.lowerCased()
-			}
-			for pos := l.indexFrom(hay, 0); pos >= 0; pos = l.indexFrom(hay, pos+1) {
-				if a.anchored.Match(content[pos:]) {
-					return true
-				}
-			}
-		}
-		return false
-	}
-	return a.re.Match(content)
-}
-
-// hasRun reports whether b holds at least n consecutive bytes of set. It
-// probes the last byte of each candidate window first, so on typical text
-// it inspects a fraction of the bytes.
-func hasRun(b []byte, set *[256]bool, n int) bool {
-	i := 0 // no run of n can start before i
-	for i+n <= len(b) {
-		j := i + n - 1
-		if !set[b[j]] {
-			i = j + 1
-			continue
-		}
-		k := j - 1
-		for k >= i && set[b[k]] {
-			k--
-		}
-		if k < i {
-			return true
-		}
-		i = k + 1
-	}
-	return false
 }

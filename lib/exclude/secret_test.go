@@ -272,24 +272,20 @@ func TestHasRun(t *testing.T) {
 	}
 }
 
-func TestLowerASCII(t *testing.T) {
-	var all []byte
-	for i := 0; i < 256; i++ {
-		all = append(all, byte(i))
-	}
-	all = append(all, "Hello WORLD ÀÉ ſK"...)
-	for off := 0; off < 9; off++ {
-		src := all[off:]
-		dst := make([]byte, len(src))
-		lowerASCII(dst, src)
-		for i, c := range src {
-			want := c
-			if 'A' <= c && c <= 'Z' {
-				want = c + 32
-			}
-			if dst[i] != want {
-				t.Fatalf("lowerASCII byte %#x -> %#x, want %#x", c, dst[i], want)
-			}
+func TestEqualFoldLower(t *testing.T) {
+	for _, tt := range []struct {
+		b, lower string
+		want     bool
+	}{
+		{"TOKEN", "token", true},
+		{"ToKeN", "token", true},
+		{"token", "token", true},
+		{"tokem", "token", false},
+		{"[oken", "{oken", false}, // '[' is not the upper case of '{'
+		{"_TOK", "_tok", true},
+	} {
+		if got := equalFoldLower([]byte(tt.b), []byte(tt.lower)); got != tt.want {
+			t.Errorf("equalFoldLower(%q, %q) = %v", tt.b, tt.lower, got)
 		}
 	}
 }

@@ -84,8 +84,11 @@ func Terms(q string) []string {
 // Match returns an FTS5 MATCH expression ORing the query's terms, each
 // quoted so user input can never inject FTS5 syntax. It is "" when the query
 // has no searchable term.
-func Match(q string) string {
-	terms := Terms(q)
+func Match(q string) string { return MatchTerms(Terms(q)) }
+
+// MatchTerms returns an FTS5 MATCH expression ORing the given terms, each
+// quoted.
+func MatchTerms(terms []string) string {
 	var b strings.Builder
 	for i, t := range terms {
 		if i > 0 {

@@ -21,9 +21,9 @@ func TestIndexTextAddsIdentifierParts(t *testing.T) {
 func TestTerms(t *testing.T) {
 	cases := map[string][]string{
 		"How does the tar reader find the next entry?": {"tar", "reader", "find", "next", "entry"},
-		"parseHTTPHeader":                              {"parsehttpheader", "parse", "http", "header"},
-		"the of and":                                   {"the", "of", "and"}, // only stopwords: keep them
-		"a b c":                                        nil,
+		"parseHTTPHeader": {"parsehttpheader", "parse", "http", "header"},
+		"the of and":      {"the", "of", "and"}, // only stopwords: keep them
+		"a b c":           nil,
 	}
 	for q, want := range cases {
 		if got := Terms(q); !reflect.DeepEqual(got, want) {

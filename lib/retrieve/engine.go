@@ -29,6 +29,8 @@ type Engine struct {
 	Oversample int
 	// Complete reports whether indexing has finished (nil = true).
 	Complete func() bool
+
+	dfs dfCache
 }
 
 // Hit is one search result (SPEC §15.1.2).
@@ -59,15 +61,19 @@ type Result struct {
 // candidate is a chunk under consideration with its per-channel ranks.
 type candidate struct {
 	id      int64
-	meta    store.ChunkMeta
-	lexRank int // 1-based; 0 = absent
+	ref     store.ChunkRef
+	known   bool // ref loaded and the chunk is live
+	lexRank int  // 1-based; 0 = absent
 	vecRank int
 	vecSim  float32
-	exact   bool // contains an identifier-like query token verbatim
+	exact   bool // holds an identifier the query names verbatim
 	fused   float64
 }
 
 // Search runs req and returns up to req.K hits, best first.
+//
+// Channels return chunk ids only; lightweight refs (path, type, kind) are
+// loaded for the candidates, and chunk text only for the hits returned.
 func (e *Engine) Search(ctx context.Context, req Request) (Result, error) {
 	start := time.Now()
 	glob, err := req.normalize()
@@ -94,9 +100,22 @@ func (e *Engine) Search(ctx context.Context, req Request) (Result, error) {
 		return c
 	}
 
+	// The vector channel runs beside the lexical ones (SIMD scan vs SQLite).
+	var vec []vecHit
+	var vecErr error
+	vecDone := make(chan struct{})
+	if req.Mode != ModeLexical {
+		go func() {
+			defer close(vecDone)
+			vec, res.VectorSkipped, vecErr = e.vectorSearch(ctx, req.Query, route.kinds, filter, depth, req.K)
+		}()
+	} else {
+		close(vecDone)
+	}
 	if req.Mode != ModeVector {
-		lex, err := e.Store.LexicalSearch(ctx, lexical.Match(req.Query), filter, store.DefaultFTSWeights, depth)
+		lex, err := e.Store.LexicalSearch(ctx, lexical.MatchTerms(e.selectTerms(ctx, lexical.Terms(req.Query))), filter, store.DefaultFTSWeights, depth)
 		if err != nil {
+			<-vecDone
 			return Result{}, err
 		}
 		for i, s := range lex {
@@ -104,47 +123,74 @@ func (e *Engine) Search(ctx context.Context, req Request) (Result, error) {
 		}
 		res.LexicalHits = len(lex)
 	}
-	if req.Mode != ModeLexical {
-		vec, skipped, err := e.vectorSearch(ctx, req.Query, route.kinds, filter, depth)
-		if err != nil {
-			return Result{}, err
+	if req.Mode == ModeHybrid {
+		// Exact channel: chunks holding an identifier the query names.
+		if m := identMatch(req.Query); m != "" {
+			ex, err := e.Store.LexicalSearch(ctx, m, filter, store.DefaultFTSWeights, depth)
+			if err != nil {
+				<-vecDone
+				return Result{}, err
+			}
+			for _, s := range ex {
+				get(s.ChunkID).exact = true
+			}
 		}
-		res.VectorSkipped = skipped
+	}
+	<-vecDone
+	if vecErr != nil {
+		return Result{}, vecErr
+	}
+	if req.Mode != ModeLexical {
 		for i, v := range vec {
 			c := get(v.id)
-			c.vecRank, c.vecSim, c.meta = i+1, v.sim, v.meta
+			c.vecRank, c.vecSim, c.ref, c.known = i+1, v.sim, v.ref, true
 		}
 		res.VectorHits = len(vec)
 	}
-	if err := e.fillMeta(ctx, cands); err != nil {
+	if err := e.loadRefs(ctx, cands); err != nil {
 		return Result{}, err
 	}
-	codeToks := lexical.CodeTokens(req.Query)
 	list := make([]*candidate, 0, len(cands))
 	for _, c := range cands {
-		if c.meta.ChunkID == 0 {
-			continue // deleted since the channel ran
+		if c.known {
+			list = append(list, c)
 		}
-		c.exact = containsAny(c.meta.Text, codeToks)
-		list = append(list, c)
 	}
 	e.fuse(list, route, req.Mode)
-	terms := lexical.Terms(req.Query)
+
+	// Pick the hits (at most MaxPerFile per file), then load their text.
 	perFile := map[string]int{}
 	maxPer := e.Tuning.MaxPerFile
+	var chosen []*candidate
 	for _, c := range list {
-		if maxPer > 0 && perFile[c.meta.RelPath] >= maxPer {
+		if maxPer > 0 && perFile[c.ref.RelPath] >= maxPer {
 			continue
 		}
-		perFile[c.meta.RelPath]++
-		snippet, span := focus(c.meta.Text, c.meta.Span, terms)
-		res.Hits = append(res.Hits, Hit{
-			ChunkID: c.id, RelPath: c.meta.RelPath, DocType: c.meta.DocType, RepType: c.meta.RepType,
-			Score: math.Round(c.fused*1e4) / 1e4, Snippet: snippet, Span: span,
-		})
-		if len(res.Hits) == req.K {
+		perFile[c.ref.RelPath]++
+		chosen = append(chosen, c)
+		if len(chosen) == req.K {
 			break
 		}
+	}
+	ids := make([]int64, len(chosen))
+	for i, c := range chosen {
+		ids[i] = c.id
+	}
+	metas, err := e.Store.ChunkMetas(ctx, ids)
+	if err != nil {
+		return Result{}, err
+	}
+	terms := lexical.Terms(req.Query)
+	for _, c := range chosen {
+		m, ok := metas[c.id]
+		if !ok {
+			continue // deleted a moment ago
+		}
+		snippet, span := focus(m.Text, m.Span, terms)
+		res.Hits = append(res.Hits, Hit{
+			ChunkID: c.id, RelPath: m.RelPath, DocType: m.DocType, RepType: m.RepType,
+			Score: math.Round(c.fused*1e4) / 1e4, Snippet: snippet, Span: span,
+		})
 	}
 	res.IndexingComplete = e.Complete == nil || e.Complete()
 	res.Took = time.Since(start)
@@ -160,31 +206,32 @@ func (e *Engine) depth(k int) int {
 	return max(d, 4*k)
 }
 
-// fillMeta loads chunk metadata for candidates that do not have it yet.
-func (e *Engine) fillMeta(ctx context.Context, cands map[int64]*candidate) error {
+// loadRefs loads refs for candidates that have none; chunks deleted since a
+// channel ran stay unknown and are dropped.
+func (e *Engine) loadRefs(ctx context.Context, cands map[int64]*candidate) error {
 	var ids []int64
 	for id, c := range cands {
-		if c.meta.ChunkID == 0 {
+		if !c.known {
 			ids = append(ids, id)
 		}
 	}
 	if len(ids) == 0 {
 		return nil
 	}
-	metas, err := e.Store.ChunkMetas(ctx, ids)
+	refs, err := e.Store.ChunkRefs(ctx, ids)
 	if err != nil {
 		return err
 	}
-	for id, m := range metas {
-		cands[id].meta = m
+	for id, r := range refs {
+		cands[id].ref, cands[id].known = r, true
 	}
 	return nil
 }
 
 // fuse scores candidates by weighted reciprocal rank fusion and sorts them.
-// An exact occurrence of an identifier-like query token counts as a third
-// channel, so a weak vector neighbour cannot outrank a chunk that literally
-// contains the rare identifier the user typed.
+// A chunk holding an identifier the query names counts as ranked first in a
+// third channel, so a weak vector neighbour cannot outrank a chunk that
+// literally contains the rare identifier the user typed.
 func (e *Engine) fuse(list []*candidate, route route, mode string) {
 	k := e.Tuning.RRFK
 	if k <= 0 {
@@ -205,10 +252,10 @@ func (e *Engine) fuse(list []*candidate, route route, mode string) {
 		if c.vecRank > 0 {
 			s += wv / (k + float64(c.vecRank))
 		}
-		if c.exact && mode == ModeHybrid {
+		if c.exact {
 			s += wl / (k + 1)
 		}
-		s *= route.kindWeight(c.meta.IndexKind)
+		s *= route.kindWeight(c.ref.IndexKind)
 		c.fused = s
 	}
 	sort.Slice(list, func(i, j int) bool {

@@ -86,11 +86,14 @@ func LooksLikeCode(q string) bool {
 	return false
 }
 
-func containsAny(text string, toks []string) bool {
-	for _, t := range toks {
-		if len(t) >= 4 && strings.Contains(text, t) {
-			return true
+// identMatch is an FTS5 expression matching chunks that contain one of the
+// query's identifier-like tokens whole ("" when it has none).
+func identMatch(q string) string {
+	var parts []string
+	for _, t := range lexical.CodeTokens(q) {
+		if len(t) >= 4 {
+			parts = append(parts, `"`+strings.ReplaceAll(strings.ToLower(t), `"`, `""`)+`"`)
 		}
 	}
-	return false
+	return strings.Join(parts, " OR ")
 }

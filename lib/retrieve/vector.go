@@ -13,16 +13,16 @@ import (
 )
 
 type vecHit struct {
-	id   int64
-	sim  float32
-	meta store.ChunkMeta
+	id  int64
+	sim float32
+	ref store.ChunkRef
 }
 
 // vectorSearch returns up to depth live, filter-passing chunks nearest to
 // the query across the given kinds, best first. Kinds whose vector file is
 // missing or made by another model than the query embedder are skipped and
 // reported.
-func (e *Engine) vectorSearch(ctx context.Context, query string, kinds []string, f store.ChunkFilter, depth int) ([]vecHit, []string, error) {
+func (e *Engine) vectorSearch(ctx context.Context, query string, kinds []string, f store.ChunkFilter, depth, k int) ([]vecHit, []string, error) {
 	var skipped []string
 	queryVecs := map[string][]float32{} // by embedder ID
 	perKind := map[string][]vecHit{}
@@ -53,7 +53,7 @@ func (e *Engine) vectorSearch(ctx context.Context, query string, kinds []string,
 			queryVecs[emb.ID()] = q
 		}
 		models[emb.ID()] = true
-		hits, err := e.searchKind(ctx, ix, q, f, depth)
+		hits, err := e.searchKind(ctx, ix, q, f, depth, k)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -82,15 +82,19 @@ func (e *Engine) vectorSearch(ctx context.Context, query string, kinds []string,
 	return all, skipped, nil
 }
 
-// searchKind oversamples the exact search, drops deleted and filtered-out
-// chunks, and widens the search until depth hits survive or the index is
-// exhausted.
-func (e *Engine) searchKind(ctx context.Context, ix *vector.Index, q []float32, f store.ChunkFilter, depth int) ([]vecHit, error) {
+// searchKind runs the exact search, drops deleted and filtered-out chunks,
+// and widens the search until depth hits survive or the index is exhausted.
+// It asks for k×oversample extra candidates up front (SPEC §6.3), and
+// oversamples the whole depth when filters may reject many.
+func (e *Engine) searchKind(ctx context.Context, ix *vector.Index, q []float32, f store.ChunkFilter, depth, k int) ([]vecHit, error) {
 	over := e.Oversample
 	if over <= 0 {
 		over = 5
 	}
-	want := depth * over
+	want := depth + k*over
+	if !f.Empty() {
+		want = depth * over
+	}
 	for {
 		raw, err := ix.Search(q, want, nil)
 		if err != nil {
@@ -100,17 +104,17 @@ func (e *Engine) searchKind(ctx context.Context, ix *vector.Index, q []float32, 
 		for i, h := range raw {
 			ids[i] = h.Label
 		}
-		metas, err := e.Store.ChunkMetas(ctx, ids)
+		refs, err := e.Store.ChunkRefs(ctx, ids)
 		if err != nil {
 			return nil, err
 		}
 		out := make([]vecHit, 0, depth)
 		for _, h := range raw {
-			m, ok := metas[h.Label]
-			if !ok || !passes(m, f) {
+			r, ok := refs[h.Label]
+			if !ok || !passes(r, f) {
 				continue
 			}
-			out = append(out, vecHit{id: h.Label, sim: h.Score, meta: m})
+			out = append(out, vecHit{id: h.Label, sim: h.Score, ref: r})
 			if len(out) == depth {
 				break
 			}
@@ -123,7 +127,7 @@ func (e *Engine) searchKind(ctx context.Context, ix *vector.Index, q []float32, 
 }
 
 // passes applies a chunk filter to chunk metadata.
-func passes(m store.ChunkMeta, f store.ChunkFilter) bool {
+func passes(m store.ChunkRef, f store.ChunkFilter) bool {
 	if f.PathPrefix != "" && !strings.HasPrefix(m.RelPath, f.PathPrefix) {
 		return false
 	}

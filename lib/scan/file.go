@@ -108,7 +108,8 @@ func (s *scanner) process(j *job, buf *[]byte) {
 		s.skip(j, known, present, errcode.BinarySkipped, "content is binary")
 		return
 	}
-	if !decided && (s.tooLarge(j, known, present) || s.shortcut(j, known, present)) {
+	// The content may have changed the doc type, and so the cap.
+	if s.tooLarge(j, known, present) || !decided && s.shortcut(j, known, present) {
 		return
 	}
 

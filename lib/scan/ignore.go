@@ -11,8 +11,8 @@ import (
 // the root. It holds SPEC §7.1's list (.git/, node_modules/, dist/, build/,
 // .venv/, .dir2mcp/) plus entries that never hold files a user searches:
 //
-//   - other version-control metadata: .hg/, .svn/, .bzr/ (and a .git file,
-//     as in worktrees and submodules);
+//   - version-control metadata: ".git" stands for .git/ and also matches
+//     the .git file of worktrees and submodules; .hg/, .svn/, .bzr/;
 //   - tool caches: __pycache__/, .mypy_cache/, .pytest_cache/, .ruff_cache/,
 //     .tox/, .nox/, .gradle/, .next/, .nuxt/, .svelte-kit/, .parcel-cache/,
 //     .terraform/;
@@ -25,7 +25,7 @@ import (
 // venv/ may be a project directory. Options.Ignore patterns come after these,
 // so a negation there re-includes a default ("!build/").
 var DefaultIgnore = []string{
-	".git", ".git/", "node_modules/", "dist/", "build/", ".venv/", ".dir2mcp/",
+	".git", "node_modules/", "dist/", "build/", ".venv/", ".dir2mcp/",
 	".hg/", ".svn/", ".bzr/",
 	"__pycache__/", ".mypy_cache/", ".pytest_cache/", ".ruff_cache/", ".tox/", ".nox/", ".gradle/",
 	".next/", ".nuxt/", ".svelte-kit/", ".parcel-cache/", ".terraform/",

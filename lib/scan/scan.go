@@ -9,7 +9,10 @@
 // Directories matching DefaultIgnore or Options.Ignore are not entered, nor
 // is the state directory; with Options.Gitignore, .gitignore files (and
 // $GIT_DIR/info/exclude) prune the walk as git would. Ignored paths produce
-// no record. Symlinks produce no record unless Options.FollowSymlinks is set
+// no record. Content is scanned for secrets in text-like documents (code,
+// text, md, data, html) only: the bytes of PDFs, images, audio and archives
+// are not what a client is served, so the stage that extracts their text
+// must check that text with the same exclude.Engine. Symlinks produce no record unless Options.FollowSymlinks is set
 // (see Options). Only regular files are read; FIFOs, sockets and devices are
 // passed over. A name that is not valid UTF-8 cannot be carried by an NDJSON
 // record: it is reported through Options.Warn and passed over.
@@ -84,7 +87,9 @@ type Known struct {
 // Options configures a walk.
 type Options struct {
 	Root string // the directory to walk; made absolute
-	// StateDir is never walked (default <Root>/.dir2mcp).
+	// StateDir is never walked (default <Root>/.dir2mcp; a relative path is
+	// taken from the working directory). It must not be the root or hold
+	// it (CONFIG_INVALID).
 	StateDir string
 	// Gitignore honours .gitignore files, and $GIT_DIR/info/exclude and the
 	// .gitignore files above the root when the root is inside a work tree.
@@ -192,14 +197,18 @@ func newScanner(opt Options) (*scanner, error) {
 	if state == "" {
 		state = filepath.Join(root, ".dir2mcp")
 	}
-	if state, err = filepath.Abs(state); err == nil {
-		s.stateReal = state
-		if r, err := filepath.EvalSymlinks(state); err == nil {
-			s.stateReal = r
-		}
-		if r, ok := relInside(root, state); ok && r != "" {
-			s.stateRel = r
-		}
+	if state, err = filepath.Abs(state); err != nil {
+		return nil, errcode.Wrap(errcode.ConfigInvalid, err, "state dir %s: %v", opt.StateDir, err)
+	}
+	s.stateReal = state
+	if r, err := filepath.EvalSymlinks(state); err == nil {
+		s.stateReal = r
+	}
+	if _, in := relInside(s.stateReal, realRoot); in {
+		return nil, errcode.New(errcode.ConfigInvalid, "state dir %s is the root or contains it; it must be a directory of its own", state)
+	}
+	if r, ok := relInside(root, state); ok {
+		s.stateRel = r
 	}
 	s.workers = opt.Workers
 	if s.workers <= 0 {

@@ -315,6 +315,17 @@ func TestWalkStateDir(t *testing.T) {
 	if got := r.paths(); !reflect.DeepEqual(got, []string{"a/state/kept.txt", "main.go"}) {
 		t.Errorf("records %v", got)
 	}
+	// A state dir that is the root, or holds it, would index its own
+	// secrets (secret.token).
+	for _, state := range []string{root, filepath.Dir(root)} {
+		_, err := tryWalk(Options{Root: filepath.Join(root, "a"), StateDir: state})
+		if state == root {
+			_, err = tryWalk(Options{Root: root, StateDir: state})
+		}
+		if errcode.Of(err) != errcode.ConfigInvalid {
+			t.Errorf("state dir %s: err %v, want CONFIG_INVALID", state, err)
+		}
+	}
 }
 
 func TestWalkInvalidUTF8Name(t *testing.T) {

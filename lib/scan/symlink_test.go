@@ -156,3 +156,18 @@ func TestUnreadableFileAndDirectory(t *testing.T) {
 		t.Errorf("stats %+v warnings %q", r.stats, r.warns)
 	}
 }
+
+func TestIgnoredSymlinkIsQuiet(t *testing.T) {
+	outside := t.TempDir()
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{".gitignore": "vendor-link\n", "a.go": "package a"})
+	symlink(t, outside, filepath.Join(root, "vendor-link"))
+	symlink(t, outside, filepath.Join(root, "node_modules"))
+	r := walk(t, Options{Root: root, FollowSymlinks: true, Gitignore: true})
+	if len(r.warns) != 0 {
+		t.Errorf("warnings for ignored links: %q", r.warns)
+	}
+	if got := r.paths(); !reflect.DeepEqual(got, []string{".gitignore", "a.go"}) {
+		t.Errorf("records %v", got)
+	}
+}

@@ -22,7 +22,7 @@ type walker struct {
 	realStack   []string        // real paths of the directories being walked
 	linkVisited map[string]bool // real directories entered through a symlink
 
-	pruned       map[string]string // ignored directory → reason
+	pruned       map[string]string // ignored directory or symlink → reason
 	excludedDirs map[string]string // path-excluded directory → pattern
 	unreadable   map[string]bool   // directories that could not be listed
 	ignoredFiles map[string]string // ignored known file → reason
@@ -100,12 +100,24 @@ func (w *walker) dir(ctx context.Context, rel, abs, real string, entries []fs.Di
 		var target fs.FileInfo // set when following a symlink
 		if t&fs.ModeSymlink != 0 {
 			if !w.s.opt.FollowSymlinks {
-				w.noteIgnored(childRel, "symlink not followed (ingest.follow_symlinks is off)")
+				w.pruned[childRel] = "symlink not followed (ingest.follow_symlinks is off)"
+				w.ignored++
 				continue
 			}
 			real, fi, msg := w.resolveLink(childAbs)
 			if msg != "" {
-				w.noteIgnored(childRel, msg)
+				w.ignored++
+				// An ignored link is passed over quietly, whatever it
+				// points to.
+				reason := w.ignoreRule(childRel, false)
+				if reason == "" {
+					reason = w.ignoreRule(childRel, true)
+				}
+				if reason != "" {
+					w.pruned[childRel] = reason
+					continue
+				}
+				w.pruned[childRel] = msg
 				if !w.warn(childRel, msg) {
 					return errStopped
 				}
@@ -200,7 +212,7 @@ func (w *walker) resolveLink(abs string) (string, fs.FileInfo, string) {
 	if tRel == "" {
 		return "", nil, "symlink loop: points to the root; not followed"
 	}
-	if real == w.s.stateReal || strings.HasPrefix(real, w.s.stateReal+string(filepath.Separator)) {
+	if _, in := relInside(w.s.stateReal, real); in {
 		return "", nil, "symlink points into the state directory; not followed"
 	}
 	fi, err := os.Stat(real)
@@ -294,9 +306,12 @@ func (w *walker) excludedAncestor(rel string) (string, bool) {
 }
 
 // ignoreReason says why a known path was not met: it or an ancestor is
-// ignored, or it is a symlink not followed.
+// ignored, or is a symlink not followed.
 func (w *walker) ignoreReason(rel string) string {
 	if r := w.ignoredFiles[rel]; r != "" {
+		return r
+	}
+	if r := w.pruned[rel]; r != "" {
 		return r
 	}
 	var reason string

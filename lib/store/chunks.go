@@ -438,3 +438,42 @@ func (tx *Tx) ResetContent() error {
 	}
 	return nil
 }
+
+// ChunkRef is the lightweight metadata retrieval needs to filter and fuse
+// candidates (no text).
+type ChunkRef struct {
+	RelPath   string
+	DocType   string
+	IndexKind string
+}
+
+// ChunkRefs returns refs for the live chunks among ids (deleted or unknown
+// ids are absent from the map).
+func (s *Store) ChunkRefs(ctx context.Context, ids []int64) (map[int64]ChunkRef, error) {
+	out := make(map[int64]ChunkRef, len(ids))
+	for len(ids) > 0 {
+		n := min(len(ids), 500)
+		in, args := inList(ids[:n])
+		rows, err := s.rd.QueryContext(ctx, `SELECT c.chunk_id, d.rel_path, d.doc_type, c.index_kind
+FROM chunks c JOIN documents d ON d.doc_id = c.doc_id
+WHERE c.chunk_id IN (`+in+`) AND c.deleted = 0 AND d.deleted = 0`, args...)
+		if err != nil {
+			return nil, wrapRead(err, "read chunks")
+		}
+		for rows.Next() {
+			var id int64
+			var r ChunkRef
+			if err := rows.Scan(&id, &r.RelPath, &r.DocType, &r.IndexKind); err != nil {
+				rows.Close()
+				return nil, wrapRead(err, "read chunks")
+			}
+			out[id] = r
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, wrapRead(err, "read chunks")
+		}
+		ids = ids[n:]
+	}
+	return out, nil
+}

@@ -96,23 +96,19 @@ WHERE chunks_fts MATCH ?`)
 	return out, wrapRead(rows.Err(), "full-text search")
 }
 
-// TermDocFreqs returns, for each term, the number of chunks containing it in
-// the full-text index (after the index's own stemming of the term).
-func (s *Store) TermDocFreqs(ctx context.Context, terms []string) (map[string]int64, int64, error) {
-	out := make(map[string]int64, len(terms))
-	var total int64
-	if err := s.queryRow(ctx, "SELECT COUNT(*) FROM chunks WHERE deleted = 0").Scan(&total); err != nil {
-		return nil, 0, wrapRead(err, "count chunks")
-	}
-	for _, t := range terms {
-		var n int64
-		err := s.queryRow(ctx, "SELECT COALESCE(SUM(doc), 0) FROM chunks_fts_vocab WHERE term = ?", t).Scan(&n)
-		if err != nil {
-			return nil, 0, wrapRead(err, "read term statistics")
-		}
-		out[t] = n
-	}
-	return out, total, nil
+// TermCount returns how many chunks match an FTS5 expression (a term's
+// document frequency when match is one quoted term).
+func (s *Store) TermCount(ctx context.Context, match string) (int64, error) {
+	var n int64
+	err := s.queryRow(ctx, "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?", match).Scan(&n)
+	return n, wrapRead(err, "count term")
+}
+
+// LiveChunks returns the number of live chunks.
+func (s *Store) LiveChunks(ctx context.Context) (int64, error) {
+	var n int64
+	err := s.queryRow(ctx, "SELECT count(*) FROM chunks WHERE deleted = 0").Scan(&n)
+	return n, wrapRead(err, "count chunks")
 }
 
 func placeholders(n int) string {

@@ -68,3 +68,21 @@ func (tx *Tx) Setting(key string) (string, error) {
 	}
 	return v, err
 }
+
+// Generation identifies a state of the store's content: it changes with
+// every committed write, so readers can cache derived statistics per
+// generation.
+type Generation int64
+
+const bumpGeneration = `INSERT INTO settings(key, value) VALUES ('generation', 1)
+	ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1`
+
+// Generation returns the current content generation.
+func (s *Store) Generation(ctx context.Context) (Generation, error) {
+	var g int64
+	err := s.queryRow(ctx, "SELECT CAST(value AS INTEGER) FROM settings WHERE key = 'generation'").Scan(&g)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	return Generation(g), wrapRead(err, "read generation")
+}

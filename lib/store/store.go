@@ -153,6 +153,10 @@ func (s *Store) Update(ctx context.Context, fn func(*Tx) error) error {
 			_ = sqlTx.Rollback()
 			return err
 		}
+		if _, err := sqlTx.Exec(bumpGeneration); err != nil {
+			_ = sqlTx.Rollback()
+			return err
+		}
 		return sqlTx.Commit()
 	})
 }

@@ -97,3 +97,61 @@ function load(nProse, nCode) {
 }
 
 module.exports = { load, nlpCorpus, brown, code };
+
+// walk returns the files under dir with the suffix, sorted.
+function walk(dir, suffix) {
+  const out = [];
+  for (const e of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) out.push(...walk(p, suffix));
+    else if (e.name.endsWith(suffix)) out.push(p);
+  }
+  return out;
+}
+
+// firstSentences returns the JSDoc text before its first @tag and code
+// fence, links and markdown stripped, cut after the sentence that passes
+// max characters.
+function firstSentences(doc, max) {
+  let t = doc.split(/\n\s*@|```/)[0];
+  t = t.replace(/\{@link(?:code|plain)?\s+([^}|\s]+)(?:[|\s][^}]*)?\}/g, '$1')
+    .replace(/\[([^\]]+)\]\([^)]*\)/g, '$1')
+    .replace(/[`*_]/g, '')
+    .replace(/<[^>]+>/g, ' ');
+  t = clean(t);
+  const parts = t.split(/(?<=[.!?])\s+/);
+  let out = '';
+  for (const p of parts) {
+    out = out ? `${out} ${p}` : p;
+    if (out.length >= max) break;
+  }
+  return out;
+}
+
+// docPairs returns {doc, code} pairs from the JSDoc-commented declarations
+// of @types/node: doc is the comment's opening sentences, code the
+// declaration that follows it (CodeText words, module file name as path).
+function docPairs() {
+  const dir = pkgDir('@types/node');
+  const out = [];
+  for (const file of walk(dir, '.d.ts')) {
+    const rel = path.relative(dir, file).replace(/\\/g, '/');
+    if (rel.startsWith('ts5.') || rel.startsWith('compatibility/')) continue;
+    const src = fs.readFileSync(file, 'utf8');
+    const re = /\/\*\*([\s\S]*?)\*\/\s*\n([^\n]*(?:\n[^\n]*){0,3})/g;
+    let m;
+    while ((m = re.exec(src)) !== null) {
+      const body = m[1].split('\n').map((l) => l.replace(/^\s*\*\s?/, '')).join('\n');
+      const doc = firstSentences(body, 120);
+      const declEnd = m[2].search(/[;{]/);
+      const decl = declEnd >= 0 ? m[2].slice(0, declEnd) : m[2].split('\n')[0];
+      if (doc.length < 20 || doc.startsWith("@") || !/[a-z]{3}/.test(doc) || /^\s*(\/\/|\/\*|$)/.test(decl)) continue;
+      const code = codeText(rel.replace(/\.d\.ts$/, ''), decl);
+      if (code.split(' ').length < 2) continue;
+      out.push({ doc, code });
+    }
+  }
+  return out;
+}
+
+module.exports.docPairs = docPairs;

@@ -1,0 +1,226 @@
+package exclude
+
+import (
+	"bytes"
+	"sync"
+)
+
+// matchState caches per-content work shared by all alternatives: whether
+// the content has non-ASCII bytes or holds a given escape rune, and where a
+// given byte occurs.
+type matchState struct {
+	content  []byte
+	nonASCII int8 // 0 unknown, 1 yes, -1 no
+	escapes  []escapeSeen
+	occ      []occurrences
+}
+
+type escapeSeen struct {
+	rune  string
+	found bool
+}
+
+// occurrences lists the offsets of byte c in the content.
+type occurrences struct {
+	c    byte
+	pos  []int
+	used bool
+}
+
+// maxOccCache bounds the bytes whose occurrences are cached per content,
+// and maxOccLen the content length up to which they are cached (beyond it
+// a frequent byte's offsets would take a lot of memory).
+const (
+	maxOccCache = 12
+	maxOccLen   = 4 << 20
+)
+
+var statePool = sync.Pool{New: func() any { return new(matchState) }}
+
+func (st *matchState) reset(content []byte) {
+	st.content = content
+	st.nonASCII = 0
+	st.escapes = st.escapes[:0]
+	for i := range st.occ {
+		st.occ[i].used = false
+	}
+}
+
+func (st *matchState) hasNonASCII() bool {
+	if st.nonASCII == 0 {
+		st.nonASCII = -1
+		if hasHighBit(st.content) {
+			st.nonASCII = 1
+		}
+	}
+	return st.nonASCII > 0
+}
+
+// holds reports whether the content contains the UTF-8 encoded rune r.
+func (st *matchState) holds(r []byte) bool {
+	if !st.hasNonASCII() {
+		return false
+	}
+	for _, e := range st.escapes {
+		if e.rune == string(r) {
+			return e.found
+		}
+	}
+	found := bytes.Contains(st.content, r)
+	st.escapes = append(st.escapes, escapeSeen{string(r), found})
+	return found
+}
+
+// positions returns the offsets of c in the content, computed once per
+// content and byte.
+func (st *matchState) positions(c byte) []int {
+	slot := -1
+	for i := range st.occ {
+		o := &st.occ[i]
+		if !o.used {
+			if slot < 0 {
+				slot = i
+			}
+			continue
+		}
+		if o.c == c {
+			return o.pos
+		}
+	}
+	if slot < 0 {
+		if len(st.occ) >= maxOccCache {
+			return appendPositions(nil, st.content, c)
+		}
+		st.occ = append(st.occ, occurrences{})
+		slot = len(st.occ) - 1
+	}
+	o := &st.occ[slot]
+	o.c, o.used = c, true
+	o.pos = appendPositions(o.pos[:0], st.content, c)
+	return o.pos
+}
+
+func appendPositions(dst []int, hay []byte, c byte) []int {
+	for off := 0; ; {
+		i := bytes.IndexByte(hay[off:], c)
+		if i < 0 {
+			return dst
+		}
+		dst = append(dst, off+i)
+		off += i + 1
+	}
+}
+
+func (r *secretRule) match(content []byte, st *matchState) bool {
+	for _, a := range r.alts {
+		if a.match(content, st) {
+			return true
+		}
+	}
+	return false
+}
+
+func (a *alternative) match(content []byte, st *matchState) bool {
+	for _, e := range a.escapes {
+		if st.holds(e) {
+			return a.re.Match(content)
+		}
+	}
+	for _, n := range a.needs {
+		if !hasRun(content, n.set, n.min) {
+			return false
+		}
+	}
+	switch {
+	case a.runSet != nil:
+		return hasRun(content, a.runSet, a.runMin)
+	case a.anchored != nil:
+		for i := range a.lits {
+			if a.findLiteral(content, &a.lits[i], st) {
+				return true
+			}
+		}
+		return false
+	}
+	return a.re.Match(content)
+}
+
+// findLiteral tries the anchored alternative at each occurrence of l. It
+// looks for the literal's rarest byte (both cases for a case-insensitive
+// letter) and compares the whole literal around each hit.
+func (a *alternative) findLiteral(content []byte, l *literal, st *matchState) bool {
+	n := len(l.b)
+	try := func(p int) bool { // p is an offset of the rare byte
+		start := p - l.rare
+		if start < 0 || start+n > len(content) {
+			return false
+		}
+		w := content[start : start+n]
+		if l.fold && !equalFoldLower(w, l.b) || !l.fold && !bytes.Equal(w, l.b) {
+			return false
+		}
+		return a.anchored.Match(content[start:])
+	}
+	cases := []byte{l.b[l.rare]}
+	if c := cases[0]; l.fold && 'a' <= c && c <= 'z' {
+		cases = append(cases, c-'a'+'A')
+	}
+	for _, c := range cases {
+		if len(content) <= maxOccLen {
+			for _, p := range st.positions(c) {
+				if try(p) {
+					return true
+				}
+			}
+			continue
+		}
+		for off := 0; ; {
+			i := bytes.IndexByte(content[off:], c)
+			if i < 0 {
+				break
+			}
+			if try(off + i) {
+				return true
+			}
+			off += i + 1
+		}
+	}
+	return false
+}
+
+// equalFoldLower reports whether b equals lower, a lower-case ASCII string,
+// ignoring ASCII case.
+func equalFoldLower(b, lower []byte) bool {
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lower[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// hasRun reports whether b holds at least n consecutive bytes of set. It
+// probes the last byte of each candidate window first, so on typical text
+// it inspects a fraction of the bytes.
+func hasRun(b []byte, set *[256]bool, n int) bool {
+	i := 0 // no run of n can start before i
+	for i+n <= len(b) {
+		j := i + n - 1
+		if !set[b[j]] {
+			i = j + 1
+			continue
+		}
+		k := j - 1
+		for k >= i && set[b[k]] {
+			k--
+		}
+		if k < i {
+			return true
+		}
+		i = k + 1
+	}
+	return false
+}

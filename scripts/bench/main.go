@@ -1,0 +1,224 @@
+// Command bench measures dir2mcp end to end on a real corpus (by default the
+// Go standard library source, $(go env GOROOT)/src), with the real binaries:
+//
+//   - a plain walk of the tree (every file lstat'ed), as the floor for a no-op re-index;
+//   - a full offline index (`dir2mcp index`): wall time and peak RSS;
+//   - a no-op re-index of the unchanged tree, measured in the same run;
+//   - search latency over MCP (official go-sdk client → `dir2mcp serve`), p50/p99;
+//   - the chunk count.
+//
+// Usage: go run ./scripts/bench [-corpus DIR] [-bin DIR] [-queries N]
+// (make bench builds the binaries first). The index is written to a temp
+// state dir, never into the corpus.
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/dir2mcp/dir2mcp/lib/mcpclient"
+)
+
+func main() {
+	goroot, _ := exec.Command("go", "env", "GOROOT").Output()
+	corpus := flag.String("corpus", filepath.Join(strings.TrimSpace(string(goroot)), "src"), "directory to index")
+	binDir := flag.String("bin", "bin", "directory holding the dir2mcp binaries")
+	nq := flag.Int("queries", 200, "search queries to time over MCP")
+	qfile := flag.String("query-file", "testdata/eval/gostd/symbol.sample.queries.tsv", "TSV of qid<TAB>query (falls back to built-in queries)")
+	keep := flag.Bool("keep", false, "keep the state dir")
+	flag.Parse()
+	if err := run(*corpus, *binDir, *qfile, *nq, *keep); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+type result struct{ name, value, note string }
+
+func run(corpus, binDir, qfile string, nq int, keep bool) error {
+	dir2mcp, err := filepath.Abs(filepath.Join(binDir, "dir2mcp"))
+	if err != nil {
+		return err
+	}
+	state, err := os.MkdirTemp("", "dir2mcp-bench-")
+	if err != nil {
+		return err
+	}
+	if !keep {
+		defer os.RemoveAll(state)
+	}
+	var out []result
+	fmt.Printf("corpus %s, state dir %s, %d CPUs\n", corpus, state, runtime.NumCPU())
+
+	files, bytes, walk := plainWalk(corpus)
+	out = append(out, result{"plain walk (lstat every file)", walk.Round(time.Millisecond).String(), fmt.Sprintf("%d files, %.1f MB", files, float64(bytes)/1e6)})
+
+	full, rss, err := index(dir2mcp, corpus, state)
+	if err != nil {
+		return err
+	}
+	out = append(out, result{"full offline index", full.Round(time.Millisecond).String(), "target ≤ 60s"})
+	out = append(out, result{"full index peak RSS", fmt.Sprintf("%.0f MB", float64(rss)/1024), ""})
+
+	noop, _, err := index(dir2mcp, corpus, state)
+	if err != nil {
+		return err
+	}
+	out = append(out, result{"no-op re-index", noop.Round(time.Millisecond).String(),
+		fmt.Sprintf("%.1f× the plain walk; target ≤ 5s", noop.Seconds()/walk.Seconds())})
+
+	lat, chunks, err := searchLatency(dir2mcp, corpus, state, queries(qfile, nq))
+	if err != nil {
+		return err
+	}
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	out = append(out, result{"search p50 over MCP", pct(lat, 50).String(), fmt.Sprintf("%d queries, k=10; target ≤ 10ms", len(lat))})
+	out = append(out, result{"search p99 over MCP", pct(lat, 99).String(), ""})
+	out = append(out, result{"chunks", fmt.Sprint(chunks), ""})
+
+	fmt.Println()
+	fmt.Printf("| %-32s | %-12s | %s\n", "measure", "value", "note")
+	fmt.Printf("|%s|%s|%s\n", strings.Repeat("-", 34), strings.Repeat("-", 14), strings.Repeat("-", 30))
+	for _, r := range out {
+		fmt.Printf("| %-32s | %-12s | %s\n", r.name, r.value, r.note)
+	}
+	return nil
+}
+
+// plainWalk lstat's every file under root, the least work any change
+// detection must do.
+func plainWalk(root string) (files int, bytes int64, took time.Duration) {
+	start := time.Now()
+	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		if fi, err := d.Info(); err == nil {
+			files++
+			bytes += fi.Size()
+		}
+		return nil
+	})
+	return files, bytes, time.Since(start)
+}
+
+// index runs `dir2mcp index` and returns its wall time and peak RSS (KiB).
+func index(bin, corpus, state string) (time.Duration, int64, error) {
+	cmd := exec.Command(bin, "index", "--dir", corpus, "--state-dir", state, "--json", "--non-interactive")
+	cmd.Stderr = os.Stderr
+	start := time.Now()
+	out, err := cmd.Output()
+	took := time.Since(start)
+	if err != nil {
+		return 0, 0, fmt.Errorf("dir2mcp index: %v", err)
+	}
+	for _, ln := range strings.Split(string(out), "\n") {
+		if strings.Contains(ln, `"index_complete"`) {
+			var ev struct{ Data map[string]any }
+			json.Unmarshal([]byte(ln), &ev)
+			fmt.Printf("  %v\n", ev.Data["message"])
+		}
+	}
+	rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss
+	return took, rss, nil
+}
+
+// searchLatency starts `dir2mcp serve` and times queries over MCP.
+func searchLatency(bin, corpus, state string, qs []string) ([]time.Duration, int64, error) {
+	cmd := exec.Command(bin, "serve", "--dir", corpus, "--state-dir", state, "--json", "--listen", "127.0.0.1:0")
+	stdout, _ := cmd.StdoutPipe()
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		return nil, 0, err
+	}
+	defer func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() }()
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		if strings.Contains(sc.Text(), `"connection"`) {
+			break
+		}
+	}
+	go func() {
+		for sc.Scan() {
+		}
+	}()
+	ctx := context.Background()
+	opts, err := mcpclient.FromStateDir(state)
+	if err != nil {
+		return nil, 0, err
+	}
+	c, err := mcpclient.Dial(ctx, opts)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer c.Close()
+	var stats struct {
+		Indexing struct {
+			ChunksTotal int64 `json:"chunks_total"`
+		} `json:"indexing"`
+		Vectors map[string]struct{ Count int } `json:"vectors"`
+	}
+	// Wait until both vector files are loaded, so latency includes the vector channel.
+	for i := 0; i < 100; i++ {
+		if err := c.Call(ctx, "dir2mcp.stats", map[string]any{}, &stats); err != nil {
+			return nil, 0, err
+		}
+		if stats.Vectors["text"].Count > 0 && stats.Vectors["code"].Count > 0 {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	for _, q := range qs[:min(10, len(qs))] { // warm-up
+		_ = c.Call(ctx, "dir2mcp.search", map[string]any{"query": q}, nil)
+	}
+	lat := make([]time.Duration, 0, len(qs))
+	for _, q := range qs {
+		start := time.Now()
+		if err := c.Call(ctx, "dir2mcp.search", map[string]any{"query": q, "k": 10}, nil); err != nil {
+			return nil, 0, err
+		}
+		lat = append(lat, time.Since(start))
+	}
+	return lat, stats.Indexing.ChunksTotal, nil
+}
+
+func queries(file string, n int) []string {
+	var qs []string
+	if b, err := os.ReadFile(file); err == nil {
+		for _, ln := range strings.Split(string(b), "\n") {
+			if _, q, ok := strings.Cut(ln, "\t"); ok && q != "" {
+				qs = append(qs, q)
+			}
+		}
+	}
+	if len(qs) == 0 {
+		qs = []string{"http server shutdown", "parse time layout", "ReadFileHeader", "json decoder stream", "tls handshake"}
+	}
+	for len(qs) < n {
+		qs = append(qs, qs...)
+	}
+	return qs[:n]
+}
+
+func pct(sorted []time.Duration, p int) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := (len(sorted)*p + 99) / 100
+	if i > 0 {
+		i--
+	}
+	return sorted[min(i, len(sorted)-1)].Round(10 * time.Microsecond)
+}
