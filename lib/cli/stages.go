@@ -50,7 +50,7 @@ func runScan(ctx context.Context, cmd *ucli.Command) error {
 	w := record.NewWriter(e.stdout)
 	defer w.Flush()
 	stats, err := indexer.Scan(ctx, e.cfg, indexer.ScanInput{Root: e.root.Dir(), Dir: e.dir, Store: st,
-		Rehash: cmd.Bool("rehash") || (st != nil && changed)}, func(d record.Document) error { return w.Write(d) })
+		Rehash: cmd.Bool("rehash") || (st != nil && changed), Warn: indexer.WarnTo(e.ev)}, func(d record.Document) error { return w.Write(d) })
 	if err != nil {
 		return err
 	}

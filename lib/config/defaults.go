@@ -1,6 +1,10 @@
 package config
 
-import "time"
+import (
+	"time"
+
+	"github.com/dir2mcp/dir2mcp/lib/exclude"
+)
 
 // Default returns the built-in configuration: the SPEC §16.2 template plus
 // the extension sections (embed, search, ingest.size_caps_mb,
@@ -94,22 +98,8 @@ func Default() *Config {
 		Security: SecurityConfig{
 			Auth:           AuthConfig{Mode: "auto", TokenEnv: "DIR2MCP_AUTH_TOKEN"},
 			AllowedOrigins: []string{"http://localhost", "http://127.0.0.1"},
-			PathExcludes: []string{
-				"**/.git/**",
-				"**/node_modules/**",
-				"**/.dir2mcp/**",
-				"**/.env",
-				"**/*.pem",
-				"**/*.key",
-				"**/id_rsa",
-			},
-			SecretPatterns: []string{
-				`AKIA[0-9A-Z]{16}`,
-				`(?i)aws(.{0,20})?secret|([0-9a-zA-Z/+=]{40})`,
-				`(?i)(?:authorization\s*[:=]\s*bearer\s+|(?:access|id|refresh)_token\s*[:=]\s*)[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`,
-				`(?i)token\s*[:=]\s*[A-Za-z0-9_.-]{20,}`,
-				`sk_[a-z0-9]{32}|api_[A-Za-z0-9]{32}`,
-			},
+			PathExcludes:   append([]string{}, exclude.DefaultPathExcludes...),
+			SecretPatterns: append([]string{}, exclude.DefaultSecretPatterns...),
 		},
 	}
 }

@@ -160,7 +160,10 @@ security:
     - "**/id_rsa"
   secret_patterns:
     - 'AKIA[0-9A-Z]{16}'
-    - '(?i)aws(.{0,20})?secret|([0-9a-zA-Z/+=]{40})'
+    # AWS secret key: the keyword, or a 40-character value assigned to an aws/secret/private key.
+    # (SPEC §16.2's literal rule also flags any bare 40-character run: hashes, go.sum lines, long
+    # identifiers — 7% of the Go standard library — so the default anchors it as §7.2 advises.)
+    - '(?i)aws(.{0,20})?secret|(?i)(?:aws|secret|private)[a-z0-9_.-]{0,30}["'']?\s*[:=]\s*["'']?[0-9a-zA-Z/+=]{40}(?:[^0-9a-zA-Z/+=]|$)'
     - '(?i)(?:authorization\s*[:=]\s*bearer\s+|(?:access|id|refresh)_token\s*[:=]\s*)[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}'
     - '(?i)token\s*[:=]\s*[A-Za-z0-9_.-]{20,}'
     - 'sk_[a-z0-9]{32}|api_[A-Za-z0-9]{32}'

@@ -94,7 +94,8 @@ func (e *Engine) Fingerprint() string {
 // Every parent directory is checked as well, so "**/node_modules/**" excludes
 // a/node_modules/b/c.js, and a directory is excluded when a pattern excludes
 // everything inside it ("x/**") and no negated pattern could re-include a
-// part. A path that leaves the root ("../x") is always excluded.
+// part. A leading "/" is ignored; a path that leaves the root ("../x") is
+// always excluded.
 func (e *Engine) PathExcluded(relPath string) (pattern string, ok bool) {
 	if e == nil {
 		e = Default()
@@ -161,12 +162,4 @@ func (e *Engine) SecretMatch(content []byte) (patternIndex int, ok bool) {
 		}
 	}
 	return 0, false
-}
-
-// NumSecretPatterns returns how many secret patterns the engine holds.
-func (e *Engine) NumSecretPatterns() int {
-	if e == nil {
-		e = Default()
-	}
-	return len(e.secrets)
 }

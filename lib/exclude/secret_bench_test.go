@@ -124,9 +124,9 @@ func BenchmarkSecretMatchGOROOT(b *testing.B) {
 	benchCorpus(b, DefaultSecretPatterns)
 }
 
-// BenchmarkSecretMatchGOROOTTuned is the same with TunedSecretPatterns.
-func BenchmarkSecretMatchGOROOTTuned(b *testing.B) {
-	benchCorpus(b, TunedSecretPatterns)
+// BenchmarkSecretMatchGOROOTSpec is the same with SpecSecretPatterns.
+func BenchmarkSecretMatchGOROOTSpec(b *testing.B) {
+	benchCorpus(b, SpecSecretPatterns)
 }
 
 func benchCorpus(b *testing.B, patterns []string) {
@@ -160,7 +160,7 @@ func TestSecretMatchGOROOTAgreesWithRegexp(t *testing.T) {
 		t.Skip("slow: runs plain regexps over GOROOT files")
 	}
 	files := gorootCorpus(t)
-	patterns := append(append([]string{}, DefaultSecretPatterns...), TunedSecretPatterns[1])
+	patterns := append(append([]string{}, DefaultSecretPatterns...), SpecSecretPatterns[1])
 	for i, p := range patterns {
 		e, err := New(nil, []string{p})
 		if err != nil {

@@ -37,11 +37,15 @@ var secretCorpus = []struct {
 			"aws_secret_access_key",
 			"export AWS_SECRET=x",
 			"The AWS Secret Access Key is shown once.",
+			"secret_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+			`"PrivateKey": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"`,
+		},
+		noHit: []string{
+			// A bare 40-character run is not a credential without context
+			// (the spec's literal rule flags these; see SpecSecretPatterns).
 			"wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
 			"sha1 da39a3ee5e6b4b0d3255bfef95601890afd80709",
 			"x := TestVeryLongIdentifierWithoutAnyUnderscoresInIt(t)",
-		},
-		noHit: []string{
 			"aws region us-east-1 holds no credentials here",
 			"a secret kept by aws: the keyword is after it",
 			"wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKE", // 39
@@ -139,8 +143,8 @@ func TestSecretMatchReturnsFirstPatternIndex(t *testing.T) {
 	}
 }
 
-func TestTunedSecretPatterns(t *testing.T) {
-	e, err := New(nil, TunedSecretPatterns)
+func TestDefaultAWSRuleNeedsCredentialContext(t *testing.T) {
+	e, err := New(nil, DefaultSecretPatterns)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,18 +162,22 @@ func TestTunedSecretPatterns(t *testing.T) {
 	}
 	for _, s := range hit {
 		if i, ok := e.SecretMatch([]byte(s)); !ok || i != 1 {
-			t.Errorf("tuned: SecretMatch(%q) = %d, %v; want 1, true", s, i, ok)
+			t.Errorf("default: SecretMatch(%q) = %d, %v; want 1, true", s, i, ok)
 		}
 	}
 	for _, s := range noHit {
 		if i, ok := e.SecretMatch([]byte(s)); ok {
-			t.Errorf("tuned: SecretMatch(%q) = %d; want no match", s, i)
+			t.Errorf("default: SecretMatch(%q) = %d; want no match", s, i)
 		}
 	}
-	// The first three are what the broad default branch flags.
+	// The first three are what the spec's broad branch flags.
+	spec, err := New(nil, SpecSecretPatterns)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, s := range noHit[:3] {
-		if i, ok := Default().SecretMatch([]byte(s)); !ok || i != 1 {
-			t.Errorf("default: SecretMatch(%q) = %d, %v; want 1, true", s, i, ok)
+		if i, ok := spec.SecretMatch([]byte(s)); !ok || i != 1 {
+			t.Errorf("spec: SecretMatch(%q) = %d, %v; want 1, true", s, i, ok)
 		}
 	}
 }
@@ -197,7 +205,7 @@ func randomInput(rng *rand.Rand) []byte {
 // TestSecretMatchAgreesWithRegexp checks that the fast strategies give the
 // verdict of the plain regexp, rule by rule, on adversarial inputs.
 func TestSecretMatchAgreesWithRegexp(t *testing.T) {
-	patterns := append(append([]string{}, DefaultSecretPatterns...), TunedSecretPatterns[1],
+	patterns := append(append([]string{}, DefaultSecretPatterns...), SpecSecretPatterns[1],
 		`(?i)password\s*=\s*\S{8,}`, `\bghp_[A-Za-z0-9]{36}\b`, `(?m)^secret:`, `[ſK]{3,}`, `(?i)kk+s`,
 		`(?:abc|ABD)[0-9]{2}`, `x[ab]y{2}`)
 	rng := rand.New(rand.NewSource(1))
@@ -311,7 +319,7 @@ func TestHasHighBit(t *testing.T) {
 func TestDefaultsUseFastStrategies(t *testing.T) {
 	want := [][]string{
 		{"prefix"},
-		{"prefix", "run"},
+		{"prefix", "prefix"},
 		{"prefix"},
 		{"prefix"},
 		{"prefix", "prefix"},

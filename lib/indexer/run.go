@@ -76,7 +76,7 @@ func (j *Job) Run(ctx context.Context) error {
 	go func() {
 		defer wg.Done()
 		defer close(docs)
-		_, scanErr = Scan(ctx, j.Config, ScanInput{Root: j.Root, Dir: j.Dir, Store: j.Store, Rehash: changed || j.Full},
+		_, scanErr = Scan(ctx, j.Config, ScanInput{Root: j.Root, Dir: j.Dir, Store: j.Store, Rehash: changed || j.Full, Warn: WarnTo(j.Events)},
 			func(d record.Document) error {
 				select {
 				case docs <- d:
@@ -129,4 +129,11 @@ func (j *Job) reset(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// WarnTo reports scan warnings as notice events.
+func WarnTo(ev *events.Emitter) func(relPath, msg string) {
+	return func(relPath, msg string) {
+		ev.Emit(events.Warn, record.EvNotice, map[string]any{"rel_path": relPath, "message": msg})
+	}
 }

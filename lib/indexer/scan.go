@@ -18,6 +18,9 @@ type ScanInput struct {
 	Store *store.Store // nil when the state dir has no index yet
 	// Rehash disables the size+mtime shortcut (policy change, reindex).
 	Rehash bool
+	// Warn receives non-fatal walk problems (unreadable directories, bad
+	// file names); nil drops them.
+	Warn func(relPath, msg string)
 }
 
 // Scan walks the root and emits one document record per file, plus deleted
@@ -35,7 +38,8 @@ func Scan(ctx context.Context, cfg *config.Config, in ScanInput, emit func(recor
 		}
 		known = make(map[string]scan.Known, len(states))
 		for p, s := range states {
-			known[p] = scan.Known{SizeBytes: s.SizeBytes, MtimeNs: s.MtimeNs, ContentHash: s.ContentHash, Status: s.Status, Deleted: s.Deleted}
+			known[p] = scan.Known{SizeBytes: s.SizeBytes, MtimeNs: s.MtimeNs, ContentHash: s.ContentHash, Status: s.Status,
+				Code: s.Code, Reason: s.Reason, Deleted: s.Deleted}
 		}
 	}
 	return scan.Walk(ctx, scan.Options{
@@ -48,6 +52,7 @@ func Scan(ctx context.Context, cfg *config.Config, in ScanInput, emit func(recor
 		Exclude:        ex,
 		Known:          known,
 		Rehash:         in.Rehash,
+		Warn:           in.Warn,
 	}, emit)
 }
 

@@ -9,10 +9,7 @@
 // Directories matching DefaultIgnore or Options.Ignore are not entered, nor
 // is the state directory; with Options.Gitignore, .gitignore files (and
 // $GIT_DIR/info/exclude) prune the walk as git would. Ignored paths produce
-// no record. Content is scanned for secrets in text-like documents (code,
-// text, md, data, html) only: the bytes of PDFs, images, audio and archives
-// are not what a client is served, so the stage that extracts their text
-// must check that text with the same exclude.Engine. Symlinks produce no record unless Options.FollowSymlinks is set
+// no record. Symlinks produce no record unless Options.FollowSymlinks is set
 // (see Options). Only regular files are read; FIFOs, sockets and devices are
 // passed over. A name that is not valid UTF-8 cannot be carried by an NDJSON
 // record: it is reported through Options.Warn and passed over.
@@ -31,6 +28,11 @@
 // text a secret pattern matched. ContentHash is "sha256:<hex>" of the raw
 // bytes, set for every file read in full.
 //
+// Content is scanned for secrets in text-like documents (code, text, md,
+// data, html) only: the bytes of PDFs, images, audio and archives are not
+// what a client is served, so the stage that extracts their text must check
+// that text with the same exclude.Engine.
+//
 // Change compares with Options.Known: new (not known, or known as deleted),
 // unchanged, modified, or deleted (known, not deleted, and now absent or
 // ignored). Unchanged means the consumer has nothing to redo: same content
@@ -39,8 +41,9 @@
 // size+mtime shortcut.
 //
 // A path that was indexed and is now excluded is not silently dropped: a
-// file matching a path exclude gets a skipped PATH_EXCLUDED record (also
-// when it sits in an excluded directory the walk did not enter), a file
+// file matching a path exclude gets a skipped PATH_EXCLUDED record (inside
+// an excluded directory, which the walk does not enter, the known files
+// do), a file
 // whose content now matches a secret pattern gets a skipped SECRET_EXCLUDED
 // record, and a file now ignored gets a deleted record whose Reason names
 // the ignore rule. Either way the consumer must drop the document's
@@ -120,8 +123,8 @@ type Options struct {
 	// Workers is the number of files processed in parallel; 0 = GOMAXPROCS.
 	Workers int
 	// Warn receives problems that are not about one document: a directory
-	// that cannot be listed, a symlink not followed, an unreadable ignore
-	// file, a name that is not UTF-8. It is called from the goroutine that
+	// that cannot be listed, a symlink FollowSymlinks may not follow, an
+	// unreadable ignore file, a name that is not UTF-8. It is called from the goroutine that
 	// calls emit, in walk order. nil discards them.
 	Warn func(relPath, msg string)
 }

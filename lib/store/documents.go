@@ -15,13 +15,17 @@ type DocState struct {
 	MtimeNs     int64
 	ContentHash string
 	Status      string
+	Code        string // error_code of a skipped/failed document
+	Reason      string
 	Deleted     bool
 }
 
-// DocStates returns the state of every known document keyed by rel_path.
+// DocStates returns the state of every known file document (archive
+// members excluded) keyed by rel_path.
 func (s *Store) DocStates(ctx context.Context) (map[string]DocState, error) {
 	rows, err := s.rd.QueryContext(ctx,
-		`SELECT rel_path, size_bytes, mtime_ns, content_hash, status, deleted FROM documents`)
+		`SELECT rel_path, size_bytes, mtime_ns, content_hash, status, COALESCE(error_code, ''), COALESCE(error, ''), deleted
+		 FROM documents WHERE source_type = 'file'`)
 	if err != nil {
 		return nil, wrapRead(err, "read documents")
 	}
@@ -30,7 +34,7 @@ func (s *Store) DocStates(ctx context.Context) (map[string]DocState, error) {
 	for rows.Next() {
 		var p string
 		var d DocState
-		if err := rows.Scan(&p, &d.SizeBytes, &d.MtimeNs, &d.ContentHash, &d.Status, &d.Deleted); err != nil {
+		if err := rows.Scan(&p, &d.SizeBytes, &d.MtimeNs, &d.ContentHash, &d.Status, &d.Code, &d.Reason, &d.Deleted); err != nil {
 			return nil, wrapRead(err, "read documents")
 		}
 		m[p] = d

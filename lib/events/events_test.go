@@ -1,0 +1,47 @@
+package events
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestRegisteredSecretsAreRedacted(t *testing.T) {
+	secret := "tok_" + strings.Repeat("s3cr3t", 5)
+	RegisterSecret(secret)
+	RegisterSecret("short") // too short to register
+	var b bytes.Buffer
+	e := NewJSON(&b)
+	e.Emit(Warn, "file_error", map[string]any{"message": "auth failed with " + secret, "nested": map[string]any{"k": secret},
+		"headers": map[string]string{"Authorization": "Bearer " + secret}})
+	if strings.Contains(b.String(), secret) {
+		t.Fatalf("secret leaked: %s", b.String())
+	}
+	var ev struct {
+		Type, V, TS, Level, Event string
+		Data                      map[string]any
+	}
+	if err := json.Unmarshal(b.Bytes(), &ev); err != nil || ev.Type != "event" || ev.V != "1.0" || ev.Level != "warn" || ev.Event != "file_error" {
+		t.Fatalf("event %s: %v", b.String(), err)
+	}
+	var h bytes.Buffer
+	NewHuman(&h, false).Emit(Error, "fatal", map[string]any{"message": "boom " + secret})
+	if strings.Contains(h.String(), secret) || !strings.HasPrefix(h.String(), "ERROR: boom [REDACTED]") {
+		t.Fatalf("human line %q", h.String())
+	}
+	if Redact("short text") != "short text" {
+		t.Error("short values must not be registered")
+	}
+}
+
+func TestQuietHidesInfo(t *testing.T) {
+	var b bytes.Buffer
+	e := NewHuman(&b, true)
+	e.Emit(Info, "scan_progress", map[string]any{"scanned": 1})
+	e.Printf("progress\n")
+	e.Emit(Warn, "notice", map[string]any{"message": "careful"})
+	if b.String() != "WARN: careful\n" {
+		t.Errorf("quiet output %q", b.String())
+	}
+}

@@ -1,0 +1,247 @@
+package retrieve_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dir2mcp/dir2mcp/lib/config"
+	"github.com/dir2mcp/dir2mcp/lib/embed"
+	"github.com/dir2mcp/dir2mcp/lib/embed/hashing"
+	"github.com/dir2mcp/dir2mcp/lib/errcode"
+	"github.com/dir2mcp/dir2mcp/lib/indexer"
+	"github.com/dir2mcp/dir2mcp/lib/record"
+	"github.com/dir2mcp/dir2mcp/lib/retrieve"
+	"github.com/dir2mcp/dir2mcp/lib/state"
+	"github.com/dir2mcp/dir2mcp/lib/store"
+	"github.com/dir2mcp/dir2mcp/lib/vector"
+)
+
+var corpus = map[string]string{
+	"tar/reader.go": `package tar
+
+// Next advances to the next entry in the tar archive.
+// The Header.Size determines how many bytes can be read for the next file.
+func (tr *Reader) Next() (*Header, error) {
+	return tr.next()
+}
+
+// readHeader reads the next block header and assumes that the underlying reader
+// is already aligned to a block boundary.
+func (tr *Reader) readHeader() (*Header, *block, error) {
+	return nil, nil, nil
+}
+`,
+	"geo/distance.py": `import math
+
+def haversine_distance(lat1, lon1, lat2, lon2):
+    """Great-circle distance in kilometres between two coordinates."""
+    return 2 * 6371 * math.asin(1)
+`,
+	"docs/archive.md": "# Archives\n\nA tar archive is a sequence of entries, each with a header and file data.\n\nThe reader walks entries one by one.\n",
+	"docs/dome.md":    "# Dome\n\nClose the dome when the wind is strong.\n",
+	"notes/misc.txt":  "The quarterly budget review is on Friday.\n",
+}
+
+type env struct {
+	eng   *retrieve.Engine
+	st    *store.Store
+	dir   state.Dir
+	root  string
+	embs  map[string]embed.Embedder
+	cfg   *config.Config
+	close func()
+}
+
+func setup(t *testing.T) *env {
+	t.Helper()
+	root := t.TempDir()
+	for p, c := range corpus {
+		os.MkdirAll(filepath.Dir(filepath.Join(root, p)), 0o755)
+		os.WriteFile(filepath.Join(root, p), []byte(c), 0o644)
+	}
+	dir := state.Resolve(root, "")
+	dir.Ensure()
+	ctx := context.Background()
+	st, err := store.Open(ctx, dir.Path, store.Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, _ := hashing.New(256)
+	embs := map[string]embed.Embedder{record.KindText: h, record.KindCode: h}
+	cfg := config.Default()
+	if err := (&indexer.Job{Config: cfg, Root: root, Dir: dir, Store: st, Embedders: embs}).Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	vecs := map[string]*vector.Reloader{}
+	for _, k := range []string{record.KindText, record.KindCode} {
+		r := vector.NewReloader(dir.Join(vector.FileName(k)), vector.ReloaderOptions{})
+		<-r.Ready()
+		vecs[k] = r
+	}
+	e := &env{st: st, dir: dir, root: root, embs: embs, cfg: cfg,
+		eng: &retrieve.Engine{Store: st, Vectors: vecs, Embedders: embs, Tuning: cfg.Search, Oversample: 5}}
+	t.Cleanup(func() {
+		for _, r := range vecs {
+			r.Close()
+		}
+		st.Close()
+	})
+	return e
+}
+
+func paths(r retrieve.Result) []string {
+	var out []string
+	for _, h := range r.Hits {
+		out = append(out, h.RelPath)
+	}
+	return out
+}
+
+func search(t *testing.T, e *env, req retrieve.Request) retrieve.Result {
+	t.Helper()
+	r, err := e.eng.Search(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestQuestionReachesCodeAndText(t *testing.T) {
+	e := setup(t)
+	// A plain-language question must still find code (auto searches both indexes).
+	r := search(t, e, retrieve.Request{Query: "how is the distance between two coordinates computed?"})
+	if len(r.Hits) == 0 || r.Hits[0].RelPath != "geo/distance.py" {
+		t.Errorf("hits %v", paths(r))
+	}
+	if r.IndexUsed != "both" {
+		t.Errorf("index_used %q", r.IndexUsed)
+	}
+	r = search(t, e, retrieve.Request{Query: "when should the dome be closed"})
+	if len(r.Hits) == 0 || r.Hits[0].RelPath != "docs/dome.md" {
+		t.Errorf("hits %v", paths(r))
+	}
+}
+
+func TestExactIdentifierWins(t *testing.T) {
+	e := setup(t)
+	r := search(t, e, retrieve.Request{Query: "readHeader"})
+	if len(r.Hits) == 0 || r.Hits[0].RelPath != "tar/reader.go" {
+		t.Fatalf("hits %v", paths(r))
+	}
+	// The citation is focused on the lines that mention it.
+	h := r.Hits[0]
+	if h.Span.Kind != record.SpanLines || h.Span.StartLine > 9 || h.Span.EndLine < 9 || h.Span.EndLine-h.Span.StartLine > 11 {
+		t.Errorf("span %+v should be a focused window around line 9", h.Span)
+	}
+	if !strings.Contains(h.Snippet, "readHeader") {
+		t.Errorf("snippet %q", h.Snippet)
+	}
+}
+
+func TestFilters(t *testing.T) {
+	e := setup(t)
+	for _, tc := range []struct {
+		req  retrieve.Request
+		want func(string) bool
+	}{
+		{retrieve.Request{Query: "tar archive entry header", PathPrefix: "docs/"}, func(p string) bool { return strings.HasPrefix(p, "docs/") }},
+		{retrieve.Request{Query: "tar archive entry header", FileGlob: "*.go"}, func(p string) bool { return strings.HasSuffix(p, ".go") }},
+		{retrieve.Request{Query: "tar archive entry header", DocTypes: []string{"md"}}, func(p string) bool { return strings.HasSuffix(p, ".md") }},
+		{retrieve.Request{Query: "tar archive entry header", Index: "code"}, func(p string) bool { return strings.HasSuffix(p, ".go") || strings.HasSuffix(p, ".py") }},
+	} {
+		r := search(t, e, tc.req)
+		if len(r.Hits) == 0 {
+			t.Errorf("%+v: no hits", tc.req)
+		}
+		for _, p := range paths(r) {
+			if !tc.want(p) {
+				t.Errorf("%+v returned %s", tc.req, p)
+			}
+		}
+	}
+}
+
+func TestInvalidRequests(t *testing.T) {
+	e := setup(t)
+	for _, tc := range []struct {
+		req   retrieve.Request
+		code  errcode.Code
+		field string
+	}{
+		{retrieve.Request{Query: "  "}, errcode.MissingField, "query"},
+		{retrieve.Request{Query: "x", K: 51}, errcode.InvalidRange, "k"},
+		{retrieve.Request{Query: "x", Index: "images"}, errcode.InvalidField, "index"},
+		{retrieve.Request{Query: "x", FileGlob: "[a-"}, errcode.InvalidField, "file_glob"},
+		{retrieve.Request{Query: "x", DocTypes: []string{"spreadsheet"}}, errcode.InvalidField, "doc_types"},
+		{retrieve.Request{Query: "x", PathPrefix: "../etc"}, errcode.PathOutsideRoot, "path_prefix"},
+	} {
+		_, err := e.eng.Search(context.Background(), tc.req)
+		var ce *errcode.Error
+		if ce = errcode.As(err); err == nil || ce.Code != tc.code || ce.Field != tc.field {
+			t.Errorf("%+v: got %v (field %q), want %s on %s", tc.req, err, ce.Field, tc.code, tc.field)
+		}
+	}
+}
+
+// Deleting a document hides its chunks at once, even from a vector snapshot
+// that still holds them (tombstones + oversampling, SPEC §6.3).
+func TestDeletedChunksNeverReturned(t *testing.T) {
+	e := setup(t)
+	if err := e.st.Update(context.Background(), func(tx *store.Tx) error {
+		_, err := tx.TombstoneDocument("docs/dome.md")
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []string{retrieve.ModeHybrid, retrieve.ModeVector, retrieve.ModeLexical} {
+		r := search(t, e, retrieve.Request{Query: "close the dome when the wind is strong", Mode: mode})
+		for _, p := range paths(r) {
+			if p == "docs/dome.md" {
+				t.Errorf("%s: deleted file returned", mode)
+			}
+		}
+	}
+}
+
+// Vectors of another model are never compared with the query: the search
+// falls back to the lexical channel and says why.
+func TestModelMismatchSkipsVectors(t *testing.T) {
+	e := setup(t)
+	other, _ := hashing.New(128)
+	e.eng.Embedders = map[string]embed.Embedder{record.KindText: other, record.KindCode: other}
+	r := search(t, e, retrieve.Request{Query: "tar archive"})
+	if r.VectorHits != 0 || len(r.VectorSkipped) != 2 || len(r.Hits) == 0 {
+		t.Errorf("vector hits %d, skipped %v, hits %v", r.VectorHits, r.VectorSkipped, paths(r))
+	}
+}
+
+func TestCitations(t *testing.T) {
+	for sp, want := range map[record.Span]string{
+		record.Lines(3, 9):                "[a/b.go:L3-L9]",
+		record.Page(2):                    "[a/b.go#p=2]",
+		record.Time(65000, 95000):         "[a/b.go@t=01:05-01:35]",
+		record.Time(3_600_000, 3_661_000): "[a/b.go@t=1:00:00-1:01:01]",
+	} {
+		if got := retrieve.Cite("a/b.go", sp); got != want {
+			t.Errorf("Cite(%+v) = %s, want %s", sp, got, want)
+		}
+	}
+}
+
+func TestLooksLikeCode(t *testing.T) {
+	for q, want := range map[string]bool{
+		"ReadFileHeader":                 true,
+		"io.ReadAll":                     true,
+		"func main()":                    true,
+		"snake_case_name":                true,
+		"how do I read a file":           false,
+		"what is the tar archive format": false,
+	} {
+		if got := retrieve.LooksLikeCode(q); got != want {
+			t.Errorf("LooksLikeCode(%q) = %v", q, got)
+		}
+	}
+}
