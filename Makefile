@@ -5,13 +5,18 @@ GOFLAGS  := -tags=$(TAGS)
 BIN      := bin
 CMDS     := dir2mcp dir2mcp-scan dir2mcp-extract dir2mcp-embed dir2mcp-serve
 
-.PHONY: all build test test-short bench eval conformance fuzz lint vet fmt clean
+.PHONY: all build run test test-short bench eval conformance fuzz lint vet fmt clean
 
 all: build
 
 build:
 	@mkdir -p $(BIN)
 	$(GO) build $(GOFLAGS) -o $(BIN)/ $(addprefix ./cmd/,$(CMDS))
+
+# Build, then serve and index DIR (default: this directory) offline.
+DIR ?= .
+run: build
+	$(BIN)/dir2mcp up --dir $(DIR)
 
 test:
 	$(GO) vet $(GOFLAGS) ./...
@@ -37,3 +42,8 @@ clean:
 bench: build
 	$(GO) test $(GOFLAGS) -run '^$$' -bench . -benchtime 2x ./lib/... 2>&1 | grep -E '^(Benchmark|ok|PASS|FAIL|goos|cpu)' || true
 	$(GO) run $(GOFLAGS) ./scripts/bench -bin $(BIN)
+
+# Retrieval quality on the gostd sets (indexes the Go standard library twice;
+# corpora and indexes are cached under $TMPDIR/dir2mcp-eval).
+eval:
+	$(GO) run $(GOFLAGS) ./scripts/eval $(EVALFLAGS)

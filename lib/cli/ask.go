@@ -10,7 +10,6 @@ import (
 	"github.com/dir2mcp/dir2mcp/lib/embed/catalog"
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
 	"github.com/dir2mcp/dir2mcp/lib/retrieve"
-	"github.com/dir2mcp/dir2mcp/lib/vector"
 	ucli "github.com/urfave/cli/v3"
 )
 
@@ -48,18 +47,13 @@ func runAsk(ctx context.Context, cmd *ucli.Command) error {
 	if err != nil {
 		return err
 	}
-	vecs := map[string]*vector.Reloader{}
-	for kind := range embs {
-		r := vector.NewReloader(e.dir.Join(vector.FileName(kind)), vector.ReloaderOptions{})
-		defer r.Close()
-		<-r.Ready()
-		vecs[kind] = r
+	engine := retrieve.Open(st, e.dir, e.cfg, embs, 0)
+	defer engine.Close()
+	engine.WaitLoaded()
+	engine.Complete = func() bool {
+		c, err := e.dir.ReadCorpus()
+		return err == nil && !c.Indexing.Running
 	}
-	engine := &retrieve.Engine{Store: st, Vectors: vecs, Embedders: embs, Tuning: e.cfg.Search, Oversample: e.cfg.RAG.OversampleFactor,
-		Complete: func() bool {
-			c, err := e.dir.ReadCorpus()
-			return err == nil && !c.Indexing.Running
-		}}
 	mode := answer.ModeAnswer
 	if cmd.Bool("search-only") {
 		mode = answer.ModeSearchOnly

@@ -28,14 +28,7 @@ func reindexCommand() *ucli.Command {
 }
 
 func runIndex(ctx context.Context, cmd *ucli.Command, full bool) error {
-	e, err := setup(cmd, false)
-	if err != nil {
-		return err
-	}
-	if err := preflight(e); err != nil {
-		return err
-	}
-	st, err := openIndex(ctx, e)
+	e, st, err := setupIndexer(ctx, cmd)
 	if err != nil {
 		return err
 	}

@@ -111,16 +111,14 @@ func startService(ctx context.Context, e *env, st *store.Store, status func(cont
 	if err != nil {
 		return nil, errcode.Wrap(errcode.BindFailed, err, "cannot listen on %s: %v", listen, err)
 	}
-	s := &service{e: e, store: st, ln: ln, token: tok, served: make(chan error, 1), vectors: map[string]*vector.Reloader{}}
+	s := &service{e: e, store: st, ln: ln, token: tok, served: make(chan error, 1)}
 	ids := map[string]string{}
 	for kind, emb := range embs {
-		s.vectors[kind] = vector.NewReloader(e.dir.Join(vector.FileName(kind)), vector.ReloaderOptions{PollInterval: time.Second})
 		ids[kind] = emb.ID()
 	}
 	s.models = models(cfg, ids)
-	s.engine = &retrieve.Engine{
-		Store: st, Vectors: s.vectors, Embedders: embs, Tuning: cfg.Search, Oversample: cfg.RAG.OversampleFactor,
-	}
+	s.engine = retrieve.Open(st, e.dir, cfg, embs, time.Second)
+	s.vectors = s.engine.Vectors
 	srv := &mcpserver.Server{
 		Engine: s.engine, Store: st, Root: e.root, Dir: e.dir, Exclude: ex, Config: cfg, Models: s.models,
 		Status: status, Logger: serverLogger(e), Events: e.ev,
@@ -248,9 +246,7 @@ func (s *service) shutdown() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	err := s.http.Shutdown(ctx)
-	for _, r := range s.vectors {
-		r.Close()
-	}
+	s.engine.Close()
 	return err
 }
 

@@ -85,6 +85,28 @@ func preflight(e *env) error {
 	return errcode.New(errcode.ConfigInvalid, "%s", msg)
 }
 
+// setupIndexer resolves the environment of a command that indexes (up,
+// index, reindex): config and credentials checked, store open for writing,
+// config snapshot written.
+func setupIndexer(ctx context.Context, cmd *ucli.Command) (*env, *store.Store, error) {
+	e, err := setup(cmd, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := preflight(e); err != nil {
+		return nil, nil, err
+	}
+	st, err := openIndex(ctx, e)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := config.WriteSnapshot(e.dir.Join(state.SnapshotFile), e.cfg, e.src); err != nil {
+		st.Close()
+		return nil, nil, errcode.Wrap(errcode.StoreCorrupt, err, "write config snapshot: %v", err)
+	}
+	return e, st, nil
+}
+
 // openIndex opens (creating if needed) the store for a long-running command
 // and reports index_loaded.
 func openIndex(ctx context.Context, e *env) (*store.Store, error) {
@@ -105,21 +127,11 @@ func openIndex(ctx context.Context, e *env) (*store.Store, error) {
 }
 
 func runUp(ctx context.Context, cmd *ucli.Command) error {
-	e, err := setup(cmd, false)
-	if err != nil {
-		return err
-	}
-	if err := preflight(e); err != nil {
-		return err
-	}
-	st, err := openIndex(ctx, e)
+	e, st, err := setupIndexer(ctx, cmd)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	if err := config.WriteSnapshot(e.dir.Join(state.SnapshotFile), e.cfg, e.src); err != nil {
-		return errcode.Wrap(errcode.StoreCorrupt, err, "write config snapshot: %v", err)
-	}
 	tr := &tracker{mode: "incremental"}
 	svc, err := startService(ctx, e, st, tr.status)
 	if err != nil {

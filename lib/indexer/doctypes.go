@@ -19,28 +19,19 @@ type deferral struct {
 // picked up automatically once the policy changes.
 func deferredTypes(cfg *config.Config) map[string]deferral {
 	m := map[string]deferral{}
-	off := func(key string) deferral {
-		return deferral{errcode.DocTypeUnsupported, "disabled by " + key + "=off"}
-	}
-	if cfg.Ingest.PDF.Mode == "off" {
-		m[record.DocPDF] = off("ingest.pdf.mode")
-	} else {
-		m[record.DocPDF] = deferral{errcode.AwaitingProvider, "PDF text needs an OCR/PDF provider, none is configured"}
-	}
-	if cfg.Ingest.Images.Mode == "off" {
-		m[record.DocImage] = off("ingest.images.mode")
-	} else {
-		m[record.DocImage] = deferral{errcode.AwaitingProvider, "image text needs an OCR provider, none is configured"}
-	}
-	if cfg.Ingest.Audio.Mode == "off" {
-		m[record.DocAudio] = off("ingest.audio.mode")
-	} else {
-		m[record.DocAudio] = deferral{errcode.AwaitingProvider, "audio needs a speech-to-text provider, none is configured"}
-	}
-	if cfg.Ingest.Archives.Mode == "off" {
-		m[record.DocArchive] = off("ingest.archives.mode")
-	} else {
-		m[record.DocArchive] = deferral{errcode.AwaitingProvider, "archive members are not expanded by this build"}
+	for _, t := range []struct {
+		docType, mode, key, why string
+	}{
+		{record.DocPDF, cfg.Ingest.PDF.Mode, "ingest.pdf.mode", "PDF text needs an OCR/PDF provider, none is configured"},
+		{record.DocImage, cfg.Ingest.Images.Mode, "ingest.images.mode", "image text needs an OCR provider, none is configured"},
+		{record.DocAudio, cfg.Ingest.Audio.Mode, "ingest.audio.mode", "audio needs a speech-to-text provider, none is configured"},
+		{record.DocArchive, cfg.Ingest.Archives.Mode, "ingest.archives.mode", "archive members are not expanded by this build"},
+	} {
+		if t.mode == "off" {
+			m[t.docType] = deferral{errcode.DocTypeUnsupported, "disabled by " + t.key + "=off"}
+		} else {
+			m[t.docType] = deferral{errcode.AwaitingProvider, t.why}
+		}
 	}
 	return m
 }

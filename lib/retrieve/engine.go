@@ -113,7 +113,7 @@ func (e *Engine) Search(ctx context.Context, req Request) (Result, error) {
 		close(vecDone)
 	}
 	if req.Mode != ModeVector {
-		lex, err := e.Store.LexicalSearch(ctx, lexical.MatchTerms(e.selectTerms(ctx, lexical.Terms(req.Query))), filter, store.DefaultFTSWeights, depth)
+		lex, err := e.Store.LexicalSearch(ctx, e.lexicalMatch(ctx, lexical.Terms(req.Query)), filter, store.DefaultFTSWeights, depth)
 		if err != nil {
 			<-vecDone
 			return Result{}, err

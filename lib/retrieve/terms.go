@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/dir2mcp/dir2mcp/lib/lexical"
 	"github.com/dir2mcp/dir2mcp/lib/store"
 )
 
@@ -15,7 +16,7 @@ import (
 // Such terms are left out when the query has more selective ones.
 const (
 	// maxTermShare is the share of chunks above which a term is "common".
-	maxTermShare = 0.08
+	maxTermShare = 0.2
 	// minTerms is how many terms a query keeps even when all are common
 	// (the rarest ones).
 	minTerms = 2
@@ -27,6 +28,20 @@ type dfCache struct {
 	gen   store.Generation
 	total int64
 	df    map[string]int64
+}
+
+// lexicalMatch builds the FTS5 expression for a query's terms. Every term
+// is ORed into the scored expression so BM25 weighs all of them, but when
+// the query has selective terms, rows must also contain one of those: a
+// row holding only common words ("returns", "the file") is not worth
+// scoring, and scoring it is what makes an ORed query slow.
+func (e *Engine) lexicalMatch(ctx context.Context, terms []string) string {
+	all := lexical.MatchTerms(terms)
+	sel := e.selectTerms(ctx, terms)
+	if len(sel) == len(terms) || len(sel) == 0 {
+		return all
+	}
+	return "(" + lexical.MatchTerms(sel) + ") AND (" + all + ")"
 }
 
 // selectTerms returns the terms worth querying: the selective ones, or the

@@ -10,6 +10,8 @@ const fs = require('fs');
 const path = require('path');
 const model = require('./lib/model');
 const table = require('./lib/table');
+const corpus = require('./lib/corpus');
+const fit = require('./lib/fit');
 
 const DEFAULTS = {
   out: path.join(__dirname, '..', '..', 'lib', 'embed', 'local', 'table.bin'),
@@ -21,6 +23,12 @@ const DEFAULTS = {
   norm: false,
   quant: 'int8',
   scale: 'row',
+  fitProse: 8000,
+  fitDocs: true,
+  fitEpochs: 5,
+  fitLr: 1e-3,
+  fitBatch: 64,
+  seed: 1,
   batch: 256,
   eval: false,
 };
@@ -35,6 +43,12 @@ const FLAGS = {
   '--norm': ['norm', Boolean],
   '--quant': ['quant', String],
   '--scale': ['scale', String],
+  '--fit-prose': ['fitProse', Number],
+  '--no-fit-docs': ['noFitDocs', Boolean],
+  '--fit-epochs': ['fitEpochs', Number],
+  '--fit-lr': ['fitLr', Number],
+  '--fit-batch': ['fitBatch', Number],
+  '--seed': ['seed', Number],
   '--batch': ['batch', Number],
   '--eval': ['eval', Boolean],
 };
@@ -51,6 +65,12 @@ function usage(msg) {
   --norm            unit-normalise rows after PCA, before weighting
   --quant Q         int8 | f32 (default int8)
   --scale S         row | global int8 scale (default row)
+  --fit-epochs E    epochs fitting the table to the full model (default 5; 0 = pure Model2Vec)
+  --fit-prose N     prose sentences in the fit (default 8000; nlp-corpus + Brown corpus)
+  --no-fit-docs     leave the @types/node doc-comment/declaration pairs out of the fit
+  --fit-lr LR       Adam learning rate of the fit (default 1e-3)
+  --fit-batch N     sentences per fit step (default 64)
+  --seed S          seed of the fit's shuffling (default 1)
   --batch N         pieces per model call (default 256; does not change output)
   --eval            print the quick retrieval check (full model, table, hashing)`);
   process.exit(2);
@@ -77,7 +97,57 @@ function parseArgs(argv) {
   if (!(o.dims >= 1 && o.dims <= 512 && Number.isInteger(o.dims))) usage('--dims must be 1..512');
   if (!(o.removePC >= 0 && Number.isInteger(o.removePC))) usage('--remove-pc must be >= 0');
   if (!(o.sifA > 0)) usage('--sif-a must be > 0');
+  for (const k of ['fitProse', 'fitEpochs', 'fitBatch', 'seed', 'batch']) {
+    if (!(Number.isInteger(o[k]) && o[k] >= 0)) usage(`${k} must be a whole number`);
+  }
+  if (o.fitBatch < 1 || o.batch < 1) usage('batch sizes must be >= 1');
+  if (!(o.fitLr > 0)) usage('--fit-lr must be > 0');
+  if (o.noFitDocs) o.fitDocs = false;
+  delete o.noFitDocs;
   return o;
+}
+
+// canonicalArgs returns the flags that reproduce the table made with o.
+function canonicalArgs(o) {
+  const a = ['--dims', o.dims, '--remove-pc', o.removePC, '--centre', o.centre, '--weight', o.weight,
+    '--sif-a', o.sifA, '--quant', o.quant, '--scale', o.scale, '--fit-epochs', o.fitEpochs];
+  if (o.norm) a.push('--norm');
+  if (o.fitEpochs > 0) {
+    a.push('--fit-prose', o.fitProse, '--fit-lr', o.fitLr, '--fit-batch', o.fitBatch, '--seed', o.seed);
+    if (!o.fitDocs) a.push('--no-fit-docs');
+  }
+  return a.map(String);
+}
+
+// fitTable trains the rows of built towards the full model (lib/fit.js) and
+// returns a summary for the table's metadata.
+async function fitTable(m, built, o) {
+  const sentences = corpus.prose(o.fitProse);
+  const pairs = o.fitDocs ? corpus.docPairs() : [];
+  const texts = [...sentences, ...pairs.map((p) => p.doc)];
+  const t0 = Date.now();
+  const teacher = await model.embedTexts(m, texts);
+  const t1 = Date.now();
+  // Inputs and the teacher text each is trained towards: a sentence to
+  // itself; a declaration and its doc comment both to the comment.
+  const items = [];
+  sentences.forEach((s, i) => items.push([s, i]));
+  pairs.forEach((p, i) => {
+    items.push([p.code, sentences.length + i]);
+    items.push([p.doc, sentences.length + i]);
+  });
+  const D = teacher[0].length;
+  const tv = new Float32Array(items.length * D);
+  items.forEach(([, t], k) => tv.set(teacher[t], k * D));
+  const targets = fit.targets(tv, items.length, D, built.basis);
+  const bags = items.map(([s]) => fit.bag(m.tokenizer.encode(s)));
+  const frozen = new Uint8Array(m.vocabulary.length);
+  frozen.fill(1, 0, table.RESERVED);
+  const history = fit.fit(built.rows, built.dim, bags, targets,
+    { epochs: o.fitEpochs, lr: o.fitLr, batch: o.fitBatch, seed: o.seed }, frozen);
+  console.error(`distill: fit on ${sentences.length} sentences + ${pairs.length} doc pairs: teacher ${((t1 - t0) / 1000).toFixed(0)} s, ` +
+    `training ${((Date.now() - t1) / 1000).toFixed(0)} s, mean cosine per epoch ${history.map((h) => h.toFixed(3)).join(' ')}`);
+  return { sentences: sentences.length, docPairs: pairs.length, cosine: history.map((h) => Number(h.toFixed(4))) };
 }
 
 async function main() {
@@ -88,16 +158,16 @@ async function main() {
   const ids = [...Array(n).keys()];
   const raw = await model.tokenVectors(m.model, ids, o.batch);
   const built = table.build(raw.data, raw.dim, m.vocabulary, o);
+  const fitted = o.fitEpochs > 0 ? await fitTable(m, built, o) : null;
   const q = table.quantize(built.rows, n, built.dim, o.quant, o.scale);
   const meta = {
     generator: 'dir2mcp scripts/distill',
-    method: 'model2vec-style: one-piece model outputs, centred, PCA, pooling weight folded into rows',
+    method: 'model2vec-style: one-piece model outputs, centred, PCA, pooling weight folded into rows' +
+      (fitted ? '; then fitted to full-model sentence embeddings (cosine, Adam)' : ''),
     source: model.packageVersions(),
-    params: {
-      dims: o.dims, removePC: o.removePC, centre: o.centre, weight: o.weight,
-      sifA: o.sifA, norm: o.norm, quant: o.quant, scale: o.scale,
-    },
+    args: canonicalArgs(o),
     varianceKept: Number(built.kept.toFixed(4)),
+    fit: fitted,
   };
   const bytes = table.serialize(m.vocabulary, q, built.dim, meta);
   fs.mkdirSync(path.dirname(path.resolve(o.out)), { recursive: true });

