@@ -104,7 +104,7 @@ func (e *Engine) Search(ctx context.Context, req Request) (Result, error) {
 	var vec []vecHit
 	var vecErr error
 	vecDone := make(chan struct{})
-	if req.Mode != ModeLexical {
+	if req.Mode != ModeLexical && req.In != InTitle { // vectors are of content, not titles
 		go func() {
 			defer close(vecDone)
 			vec, res.VectorSkipped, vecErr = e.vectorSearch(ctx, req.Query, route.kinds, filter, depth, req.K)
@@ -113,7 +113,7 @@ func (e *Engine) Search(ctx context.Context, req Request) (Result, error) {
 		close(vecDone)
 	}
 	if req.Mode != ModeVector {
-		lex, err := e.Store.LexicalSearch(ctx, e.lexicalMatch(ctx, lexical.Terms(req.Query)), filter, store.DefaultFTSWeights, depth)
+		lex, err := e.Store.LexicalSearch(ctx, columns(req.In, e.lexicalMatch(ctx, lexical.Terms(req.Query))), filter, store.DefaultFTSWeights, depth)
 		if err != nil {
 			<-vecDone
 			return Result{}, err
@@ -126,7 +126,7 @@ func (e *Engine) Search(ctx context.Context, req Request) (Result, error) {
 	if req.Mode == ModeHybrid {
 		// Exact channel: chunks holding an identifier the query names.
 		if m := identMatch(req.Query); m != "" {
-			ex, err := e.Store.LexicalSearch(ctx, m, filter, store.DefaultFTSWeights, depth)
+			ex, err := e.Store.LexicalSearch(ctx, columns(req.In, m), filter, store.DefaultFTSWeights, depth)
 			if err != nil {
 				<-vecDone
 				return Result{}, err
@@ -140,7 +140,7 @@ func (e *Engine) Search(ctx context.Context, req Request) (Result, error) {
 	if vecErr != nil {
 		return Result{}, vecErr
 	}
-	if req.Mode != ModeLexical {
+	if vec != nil {
 		for i, v := range vec {
 			c := get(v.id)
 			c.vecRank, c.vecSim, c.ref, c.known = i+1, v.sim, v.ref, true
@@ -195,6 +195,19 @@ func (e *Engine) Search(ctx context.Context, req Request) (Result, error) {
 	res.IndexingComplete = e.Complete == nil || e.Complete()
 	res.Took = time.Since(start)
 	return res, nil
+}
+
+// columns restricts an FTS5 expression to the full-text columns of in.
+func columns(in, match string) string {
+	switch {
+	case match == "":
+		return ""
+	case in == InTitle:
+		return "{path title} : (" + match + ")"
+	case in == InContent:
+		return "{body} : (" + match + ")"
+	}
+	return match
 }
 
 // depth is the number of candidates each channel contributes.

@@ -164,6 +164,23 @@ func TestFilters(t *testing.T) {
 	}
 }
 
+func TestSearchInTitleOrContent(t *testing.T) {
+	e := setup(t)
+	// "Archives" is the title of docs/archive.md; "archive" also appears in the body of tar/reader.go.
+	r := search(t, e, retrieve.Request{Query: "archives", In: retrieve.InTitle})
+	if len(r.Hits) != 1 || r.Hits[0].RelPath != "docs/archive.md" {
+		t.Errorf("in=title: %v", paths(r))
+	}
+	r = search(t, e, retrieve.Request{Query: "dome", In: retrieve.InContent, Mode: retrieve.ModeLexical})
+	if len(r.Hits) != 1 || r.Hits[0].RelPath != "docs/dome.md" {
+		t.Errorf("in=content: %v", paths(r))
+	}
+	r = search(t, e, retrieve.Request{Query: "distance", In: retrieve.InTitle})
+	if len(r.Hits) != 1 || r.Hits[0].RelPath != "geo/distance.py" {
+		t.Errorf("in=title matches paths too: %v", paths(r))
+	}
+}
+
 func TestInvalidRequests(t *testing.T) {
 	e := setup(t)
 	for _, tc := range []struct {
@@ -177,6 +194,7 @@ func TestInvalidRequests(t *testing.T) {
 		{retrieve.Request{Query: "x", FileGlob: "[a-"}, errcode.InvalidField, "file_glob"},
 		{retrieve.Request{Query: "x", DocTypes: []string{"spreadsheet"}}, errcode.InvalidField, "doc_types"},
 		{retrieve.Request{Query: "x", PathPrefix: "../etc"}, errcode.PathOutsideRoot, "path_prefix"},
+		{retrieve.Request{Query: "x", In: "everywhere"}, errcode.InvalidField, "in"},
 	} {
 		_, err := e.eng.Search(context.Background(), tc.req)
 		var ce *errcode.Error

@@ -28,6 +28,13 @@ const (
 	ModeVector  = "vector"
 )
 
+// Fields a search can look in.
+const (
+	InBoth    = "both"    // titles, paths and content (default)
+	InTitle   = "title"   // document titles and paths only
+	InContent = "content" // chunk text only
+)
+
 // Request is one search.
 type Request struct {
 	Query      string
@@ -37,6 +44,7 @@ type Request struct {
 	FileGlob   string
 	DocTypes   []string
 	Mode       string
+	In         string // both | title | content
 }
 
 // MaxK is the largest k a search accepts.
@@ -67,6 +75,13 @@ func (r *Request) normalize() (*exclude.Pattern, error) {
 	case ModeHybrid, ModeLexical, ModeVector:
 	default:
 		return nil, errcode.FieldError(errcode.InvalidField, "mode", "mode must be hybrid, lexical or vector; got %q", r.Mode)
+	}
+	switch r.In {
+	case "":
+		r.In = InBoth
+	case InBoth, InTitle, InContent:
+	default:
+		return nil, errcode.FieldError(errcode.InvalidField, "in", "in must be title, content or both; got %q", r.In)
 	}
 	r.PathPrefix = strings.TrimPrefix(strings.TrimSpace(r.PathPrefix), "./")
 	if strings.HasPrefix(r.PathPrefix, "/") || strings.Contains("/"+r.PathPrefix+"/", "/../") {
