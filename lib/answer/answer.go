@@ -105,13 +105,19 @@ func extractive(question string, hits []retrieve.Hit, budget int) (string, []Cit
 		}
 		for _, s := range sentences(h.Snippet, h.Span) {
 			cov := len(terms.Covered(s.text))
-			if cov == 0 && i > 0 {
+			if cov == 0 {
 				continue
 			}
 			s.hit = i
 			s.score = (float64(cov) + 0.5) * rankW
 			cands = append(cands, s)
 		}
+	}
+	if len(cands) == 0 {
+		// No passage shares a word with the question (a purely semantic
+		// match): quote the best hit as it is.
+		h := hits[0]
+		cands = append(cands, piece{hit: 0, text: h.Snippet, code: h.DocType == record.DocCode, span: h.Span})
 	}
 	sort.SliceStable(cands, func(i, j int) bool { return cands[i].score > cands[j].score })
 	var chosen []piece
@@ -146,40 +152,39 @@ func extractive(question string, hits []retrieve.Hit, budget int) (string, []Cit
 	return strings.TrimRight(b.String(), "\n"), cites
 }
 
-// sentences splits a text snippet into sentences with their line spans.
+// sentences splits a text snippet into sentences with their line spans. A
+// sentence ends at ". ", "? ", "! ", a blank line, or before a heading or
+// list item.
 func sentences(snippet string, sp record.Span) []piece {
 	var out []piece
-	line := sp.StartLine
+	line, startLine := sp.StartLine, sp.StartLine
 	var cur strings.Builder
-	startLine := line
 	flush := func(end int) {
-		t := strings.TrimSpace(cur.String())
-		if len([]rune(t)) >= 12 {
+		if t := strings.TrimSpace(cur.String()); len([]rune(t)) >= 12 {
 			out = append(out, piece{text: t, span: record.Lines(startLine, end)})
 		}
 		cur.Reset()
 	}
 	for i, r := range snippet {
-		if cur.Len() == 0 {
-			startLine = line
-		}
 		if r == '\n' {
-			// A blank line or a heading ends a sentence.
 			rest := snippet[i+1:]
-			if strings.HasPrefix(rest, "\n") || strings.HasPrefix(rest, "#") || strings.HasPrefix(rest, "- ") {
+			if strings.HasPrefix(rest, "\n") || strings.HasPrefix(rest, "#") || strings.HasPrefix(rest, "- ") || strings.HasPrefix(rest, "* ") {
 				flush(line)
-				line++
-				continue
+			} else if cur.Len() > 0 {
+				cur.WriteByte(' ')
 			}
 			line++
-			cur.WriteByte(' ')
 			continue
 		}
-		cur.WriteRune(r)
-		if r == '.' || r == '?' || r == '!' {
-			if i+1 == len(snippet) || snippet[i+1] == ' ' || snippet[i+1] == '\n' {
-				flush(line)
+		if cur.Len() == 0 {
+			if r == ' ' || r == '\t' {
+				continue
 			}
+			startLine = line
+		}
+		cur.WriteRune(r)
+		if (r == '.' || r == '?' || r == '!') && (i+1 == len(snippet) || snippet[i+1] == ' ' || snippet[i+1] == '\n') {
+			flush(line)
 		}
 	}
 	flush(line)
