@@ -5,7 +5,7 @@ GOFLAGS  := -tags=$(TAGS)
 BIN      := bin
 CMDS     := dir2mcp dir2mcp-scan dir2mcp-extract dir2mcp-embed dir2mcp-serve
 
-.PHONY: all build run test test-short bench eval conformance fuzz lint vet fmt clean
+.PHONY: all build run test test-short bench eval fuzz lint vet fmt clean
 
 all: build
 
@@ -36,6 +36,15 @@ fmt:
 
 clean:
 	rm -rf $(BIN)
+
+# Run every fuzz target for FUZZTIME each (not part of `make test`).
+FUZZTIME ?= 20s
+fuzz:
+	@for pkg in $$($(GO) list $(GOFLAGS) ./lib/...); do \
+	  for f in $$($(GO) test $(GOFLAGS) -list '^Fuzz' $$pkg 2>/dev/null | grep '^Fuzz'); do \
+	    echo "== $$pkg $$f"; $(GO) test $(GOFLAGS) -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	  done; \
+	done
 
 # Long-running measurements (not part of `make test`): Go benchmarks of the
 # hot paths, then the end-to-end run on the Go standard library source.

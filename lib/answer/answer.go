@@ -98,9 +98,10 @@ func extractive(question string, hits []retrieve.Hit, budget int) (string, []Cit
 	for i, h := range hits {
 		rankW := 1.0 / float64(i+1)
 		if h.DocType == record.DocCode || h.Span.Kind != record.SpanLines {
-			cov := len(terms.Covered(h.Snippet))
-			cands = append(cands, piece{hit: i, text: h.Snippet, code: h.DocType == record.DocCode, span: h.Span,
-				score: (float64(cov) + 0.5) * rankW})
+			if cov := len(terms.Covered(h.Snippet)); cov > 0 {
+				cands = append(cands, piece{hit: i, text: h.Snippet, code: h.DocType == record.DocCode, span: h.Span,
+					score: (float64(cov) + 0.5) * rankW})
+			}
 			continue
 		}
 		for _, s := range sentences(h.Snippet, h.Span) {

@@ -19,7 +19,7 @@ func askCommand() *ucli.Command {
 		Usage:     "answer a question from the index with citations (same engine as the MCP tool)",
 		UsageText: `dir2mcp ask [--k N] [--search-only] [--index auto|text|code|both] "QUESTION"`,
 		Flags: []ucli.Flag{
-			&ucli.IntFlag{Name: "k", Value: 10, Usage: "number of hits to draw on (1-50)"},
+			&ucli.IntFlag{Name: "k", Usage: "number of hits to draw on (1-50; default rag.k_default)"},
 			&ucli.BoolFlag{Name: "search-only", Usage: "print the hits without an answer"},
 			&ucli.StringFlag{Name: "index", Value: "auto", Usage: "auto | text | code | both"},
 			&ucli.StringFlag{Name: "path-prefix", Usage: "only files under this rel_path prefix"},
@@ -59,7 +59,11 @@ func runAsk(ctx context.Context, cmd *ucli.Command) error {
 		mode = answer.ModeSearchOnly
 	}
 	asker := &answer.Asker{Engine: engine, MaxContextChars: e.cfg.RAG.MaxContextChars}
-	res, err := asker.Ask(ctx, retrieve.Request{Query: q, K: int(cmd.Int("k")), Index: cmd.String("index"),
+	k := int(cmd.Int("k"))
+	if !cmd.IsSet("k") {
+		k = e.cfg.RAG.KDefault
+	}
+	res, err := asker.Ask(ctx, retrieve.Request{Query: q, K: k, Index: cmd.String("index"),
 		PathPrefix: cmd.String("path-prefix"), FileGlob: cmd.String("glob")}, mode)
 	if err != nil {
 		return err

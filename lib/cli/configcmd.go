@@ -53,7 +53,7 @@ func configCommand() *ucli.Command {
 					if err := atomicfile.Write(path, []byte(config.ExampleYAML()), 0o644); err != nil {
 						return errcode.Wrap(errcode.ConfigInvalid, err, "write %s: %v", path, err)
 					}
-					events.NewHuman(cmd.Root().Writer, cmd.Bool("quiet")).Printf("Wrote %s (API keys are referenced as ${ENV_VARS}, never stored in it).\n", path)
+					events.NewHuman(cmd.Root().Writer, cmd.Root().ErrWriter, cmd.Bool("quiet")).Printf("Wrote %s (API keys are referenced as ${ENV_VARS}, never stored in it).\n", path)
 					return nil
 				},
 			},

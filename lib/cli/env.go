@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/dir2mcp/dir2mcp/lib/config"
@@ -74,10 +75,13 @@ func setup(cmd *ucli.Command, eventsToStderr bool) (*env, error) {
 	if eventsToStderr {
 		evOut = e.stderr
 	}
+	if eventsToStderr {
+		stageOutput.Store(true)
+	}
 	if e.jsonOut {
 		e.ev = events.NewJSON(evOut)
 	} else {
-		e.ev = events.NewHuman(evOut, cmd.Bool("quiet"))
+		e.ev = events.NewHuman(evOut, e.stderr, cmd.Bool("quiet"))
 	}
 	root, err := rootfs.Open(cmd.String("dir"))
 	if err != nil {
@@ -167,6 +171,10 @@ func (e *env) interactive() bool {
 	return !e.cmd.Bool("non-interactive") && term.IsTerminal(int(os.Stdin.Fd())) && term.IsTerminal(int(os.Stdout.Fd()))
 }
 
+// stageOutput is set once a stage command (whose stdout carries records)
+// has started, so a fatal event goes to stderr.
+var stageOutput atomic.Bool
+
 // Main runs a command with os.Args and returns the process exit code,
 // printing errors in the SPEC §3.3 shape (or as a fatal event with --json).
 func Main(ctx context.Context, cmd *ucli.Command, args []string) int {
@@ -187,7 +195,11 @@ func Main(ctx context.Context, cmd *ucli.Command, args []string) int {
 		return errcode.ExitConfigInvalid
 	}
 	if jsonRequested(args) {
-		events.NewJSON(os.Stdout).Emit(events.Error, "fatal", map[string]any{
+		out := os.Stdout
+		if stageOutput.Load() || strings.HasPrefix(cmd.Name, "dir2mcp-") {
+			out = os.Stderr // stdout carries records
+		}
+		events.NewJSON(out).Emit(events.Error, "fatal", map[string]any{
 			"code": string(errcode.Of(err)), "message": events.Redact(errcode.As(err).Message), "exit_code": code,
 		})
 	}

@@ -77,6 +77,10 @@ func newJobID() string {
 // preflight refuses to start when an enabled feature lacks credentials
 // (SPEC §2.5, §3.3).
 func preflight(e *env) error {
+	if e.cfg.X402.Mode != "" && e.cfg.X402.Mode != "off" {
+		return errcode.FieldError(errcode.ConfigInvalid, "x402.mode",
+			"x402.mode=%s: paid tool calls are not available in this build; set x402.mode=off (or drop --x402) to serve for free", e.cfg.X402.Mode)
+	}
 	m := config.MissingCredentials(e.cfg)
 	if len(m) == 0 {
 		return nil
@@ -122,6 +126,7 @@ func openIndex(ctx context.Context, e *env) (*store.Store, error) {
 	e.ev.Emit(events.Info, record.EvIndexLoaded, map[string]any{
 		"state_dir": e.dir.Path, "documents": c.Documents, "chunks": c.Chunks, "embedded": c.Embedded,
 		"schema_version": store.SchemaVersion,
+		"message":        fmt.Sprintf("Loaded index %s: %d documents, %d chunks (%d embedded)", e.dir.Path, c.Documents, c.Chunks, c.Embedded),
 	})
 	return st, nil
 }

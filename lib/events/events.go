@@ -27,10 +27,11 @@ const (
 // Emitter writes events. The zero value discards everything. It is safe for
 // concurrent use.
 type Emitter struct {
-	mu    sync.Mutex
-	json  *record.Writer
-	human io.Writer
-	quiet bool
+	mu     sync.Mutex
+	json   *record.Writer
+	human  io.Writer // info lines
+	errOut io.Writer // warnings and errors
+	quiet  bool
 }
 
 // NewJSON returns an Emitter writing NDJSON event records to w.
@@ -40,9 +41,12 @@ func NewJSON(w io.Writer) *Emitter {
 	return &Emitter{json: rw}
 }
 
-// NewHuman returns an Emitter writing human-readable lines to w. With quiet
-// set only warnings and errors are written.
-func NewHuman(w io.Writer, quiet bool) *Emitter { return &Emitter{human: w, quiet: quiet} }
+// NewHuman returns an Emitter writing human-readable lines: information to
+// out, warnings and errors to errOut (so they never mix into output a user
+// redirects). With quiet set only warnings and errors are written.
+func NewHuman(out, errOut io.Writer, quiet bool) *Emitter {
+	return &Emitter{human: out, errOut: errOut, quiet: quiet}
+}
 
 // Discard returns an Emitter that writes nothing.
 func Discard() *Emitter { return &Emitter{} }
@@ -70,9 +74,13 @@ func (e *Emitter) Emit(level, name string, data map[string]any) {
 	if e.quiet && level == Info {
 		return
 	}
+	w := e.human
+	if level != Info && e.errOut != nil {
+		w = e.errOut
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	fmt.Fprintln(e.human, Redact(humanLine(level, name, data)))
+	fmt.Fprintln(w, Redact(humanLine(level, name, data)))
 }
 
 // Printf writes a free-form human line (ignored in JSON mode and when quiet).

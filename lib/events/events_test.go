@@ -26,7 +26,7 @@ func TestRegisteredSecretsAreRedacted(t *testing.T) {
 		t.Fatalf("event %s: %v", b.String(), err)
 	}
 	var h bytes.Buffer
-	NewHuman(&h, false).Emit(Error, "fatal", map[string]any{"message": "boom " + secret})
+	NewHuman(&h, &h, false).Emit(Error, "fatal", map[string]any{"message": "boom " + secret})
 	if strings.Contains(h.String(), secret) || !strings.HasPrefix(h.String(), "ERROR: boom [REDACTED]") {
 		t.Fatalf("human line %q", h.String())
 	}
@@ -37,11 +37,21 @@ func TestRegisteredSecretsAreRedacted(t *testing.T) {
 
 func TestQuietHidesInfo(t *testing.T) {
 	var b bytes.Buffer
-	e := NewHuman(&b, true)
+	e := NewHuman(&b, &b, true)
 	e.Emit(Info, "scan_progress", map[string]any{"scanned": 1})
 	e.Printf("progress\n")
 	e.Emit(Warn, "notice", map[string]any{"message": "careful"})
 	if b.String() != "WARN: careful\n" {
 		t.Errorf("quiet output %q", b.String())
+	}
+}
+
+func TestHumanWarningsGoToErrOut(t *testing.T) {
+	var out, errOut bytes.Buffer
+	e := NewHuman(&out, &errOut, false)
+	e.Emit(Info, "notice", map[string]any{"message": "fine"})
+	e.Emit(Warn, "config_warning", map[string]any{"message": "plaintext key"})
+	if out.String() != "fine\n" || errOut.String() != "WARN: plaintext key\n" {
+		t.Errorf("out %q, errOut %q", out.String(), errOut.String())
 	}
 }

@@ -116,6 +116,7 @@ func (r *Reporter) Start(ctx context.Context, jobID, mode string, prog *Progress
 		}
 		if err != nil {
 			data["error"] = err.Error()
+			data["message"] = fmt.Sprintf("Indexing stopped after %.1fs: %v", time.Since(r.started).Seconds(), err)
 			r.Events.Emit(events.Error, record.EvIndexDone, data)
 		} else {
 			data["message"] = fmt.Sprintf("Indexing complete: %d files scanned, %d indexed, %d unchanged, %d skipped, %d deleted, %d errors; %d chunks, %d embedded (%.1fs)",

@@ -54,6 +54,16 @@ func focus(text string, span record.Span, terms []string) (string, record.Span) 
 			}
 		}
 	}
+	// Finish the sentence the window ends in, within the size limits.
+	chars := 0
+	for i := bestLo; i < bestHi; i++ {
+		chars += len(lines[i]) + 1
+	}
+	for bestHi < len(lines) && bestHi-bestLo < snippetLines && !endsSentence(lines[bestHi-1]) &&
+		strings.TrimSpace(lines[bestHi]) != "" && chars+len(lines[bestHi]) < snippetChars {
+		chars += len(lines[bestHi]) + 1
+		bestHi++
+	}
 	// Give one line of context before the first match when it fits.
 	if bestLo > 0 && bestHi-bestLo < snippetLines && strings.TrimSpace(lines[bestLo-1]) != "" {
 		bestLo--
@@ -84,4 +94,10 @@ func clip(lines []string, lo, hi int) string {
 		cut--
 	}
 	return s[:cut] + "…"
+}
+
+// endsSentence reports whether a line ends a sentence or a code statement.
+func endsSentence(line string) bool {
+	t := strings.TrimSpace(line)
+	return t == "" || strings.ContainsAny(t[len(t)-1:], ".!?:;{}()[],\"'`")
 }

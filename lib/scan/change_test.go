@@ -187,3 +187,25 @@ func TestNewlyExcludedKnownFiles(t *testing.T) {
 		t.Errorf("fixtures/b/c.txt on the next scan: %q %q", d.Change, d.Status)
 	}
 }
+
+// A document the extract stage deferred (no provider for its type) is
+// unchanged while its bytes are, with or without the size+mtime shortcut.
+func TestDeferredDocumentsAreUnchanged(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{"scan.pdf": "%PDF-1.4\n%fake but classified as pdf\n"})
+	first := walk(t, Options{Root: root})
+	known := knownFrom(first.docs)
+	k := known["scan.pdf"]
+	k.Status, k.Code, k.Reason = record.StatusSkipped, string(errcode.AwaitingProvider), "needs OCR"
+	known["scan.pdf"] = k
+	for _, rehash := range []bool{false, true} {
+		r := walk(t, Options{Root: root, Known: known, Rehash: rehash})
+		if d := r.by["scan.pdf"]; d.Change != record.ChangeUnchanged || d.Status != record.StatusOK {
+			t.Errorf("rehash=%v: %q %q, want ok unchanged", rehash, d.Status, d.Change)
+		}
+	}
+	os.WriteFile(filepath.Join(root, "scan.pdf"), []byte("%PDF-1.4\n%different content now\n"), 0o644)
+	if d := walk(t, Options{Root: root, Known: known}).by["scan.pdf"]; d.Change != record.ChangeModified {
+		t.Errorf("edited deferred file: %q, want modified", d.Change)
+	}
+}

@@ -223,7 +223,7 @@ func (s *scanner) shortcut(j *job, k Known, present bool) bool {
 		return false
 	}
 	switch {
-	case k.Status == record.StatusOK && k.ContentHash != "":
+	case (k.Status == record.StatusOK || deferred(k)) && k.ContentHash != "":
 		d.Status = record.StatusOK
 	case k.Status == record.StatusSkipped && (k.Code == string(errcode.BinarySkipped) || k.Code == string(errcode.SecretExcluded)):
 		d.Status, d.Code, d.Reason = k.Status, k.Code, k.Reason
@@ -281,8 +281,12 @@ func change(d *record.Document, k Known, present bool) string {
 	switch {
 	case !present:
 		return record.ChangeNew
+	case deferred(k) && d.Status == record.StatusOK:
+		// The extract stage deferred it (no provider yet); only its bytes matter here.
 	case d.Status != k.Status, k.Code != "" && d.Code != k.Code:
 		return record.ChangeModified
+	}
+	switch {
 	case d.ContentHash != "" && k.ContentHash != "":
 		if d.ContentHash == k.ContentHash {
 			return record.ChangeUnchanged
@@ -292,6 +296,15 @@ func change(d *record.Document, k Known, present bool) string {
 		return record.ChangeUnchanged
 	}
 	return record.ChangeModified
+}
+
+// deferred reports whether a stored document was skipped by the extract
+// stage because its type cannot be processed yet (no provider, or its
+// ingest mode is off). Scan sees such a file as ok; a change of provider or
+// mode is a policy change that triggers a full re-check anyway.
+func deferred(k Known) bool {
+	return k.Status == record.StatusSkipped &&
+		(k.Code == string(errcode.AwaitingProvider) || k.Code == string(errcode.DocTypeUnsupported))
 }
 
 // humanBytes formats a byte count for reasons: "512 B", "3.1 MB".

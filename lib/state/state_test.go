@@ -1,6 +1,7 @@
 package state
 
 import (
+	"errors"
 	"os"
 	"strings"
 	"testing"
@@ -61,6 +62,9 @@ func TestTokenFileIsPrivateAndStable(t *testing.T) {
 
 func TestReadTokenFileRejectsBadTokens(t *testing.T) {
 	p := t.TempDir() + "/tok"
+	if _, err := ReadTokenFile(p); errcode.Of(err) != errcode.ConfigInvalid || !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("missing token file: %v", err)
+	}
 	os.WriteFile(p, []byte("short\n"), 0o600)
 	if _, err := ReadTokenFile(p); errcode.Of(err) != errcode.ConfigInvalid {
 		t.Fatalf("short token: %v", err)

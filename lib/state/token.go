@@ -49,14 +49,12 @@ func (d Dir) EnsureToken() (Token, error) {
 	return Token{Value: v, Source: "secret.token", File: path}, nil
 }
 
-// ReadTokenFile reads a single-line token from path. The error wraps
-// os.ErrNotExist when the file is missing.
+// ReadTokenFile reads a single-line token from path. Failures are
+// CONFIG_INVALID; the error wraps os.ErrNotExist when the file is missing.
 func ReadTokenFile(path string) (Token, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return Token{}, err
-		}
+		// Still errors.Is(err, os.ErrNotExist) for a missing file.
 		return Token{}, errcode.Wrap(errcode.ConfigInvalid, err, "cannot read token file %s: %v", path, err)
 	}
 	if fi, err := os.Stat(path); err == nil && fi.Mode().Perm()&0o077 != 0 {

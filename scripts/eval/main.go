@@ -180,7 +180,7 @@ func index(corpus, variant string, cfg *config.Config, embs map[string]embed.Emb
 		return nil, dir, 0, err
 	}
 	start := time.Now()
-	job := &indexer.Job{Config: cfg, Root: corpus, Dir: dir, Store: st, Embedders: embs, Events: events.NewHuman(os.Stderr, true)}
+	job := &indexer.Job{Config: cfg, Root: corpus, Dir: dir, Store: st, Embedders: embs, Events: events.NewHuman(os.Stderr, os.Stderr, true)}
 	if err := job.Run(ctx); err != nil {
 		st.Close()
 		return nil, dir, 0, err

@@ -128,8 +128,9 @@ func TestParseTableRejectsCorruption(t *testing.T) {
 }
 
 // TestRetrievalQuality checks that the table finds paraphrases and code from
-// descriptions well above chance and above word hashing (which scores
-// 0.12 R@1 on the paraphrases); see scripts/distill/README.md.
+// descriptions well above chance (0.02) and word hashing (0.12 R@1 on the
+// paraphrases); the full model scores 0.76 / 0.45. See
+// scripts/distill/README.md.
 func TestRetrievalQuality(t *testing.T) {
 	var d struct {
 		Paraphrase [][2]string
@@ -158,8 +159,8 @@ func TestRetrievalQuality(t *testing.T) {
 		minR1  float64
 		minMRR float64
 	}{
-		{"paraphrase", pq, pd, 0.35, 0.45},
-		{"code", cq, cd, 0.35, 0.5},
+		{"paraphrase", pq, pd, 0.45, 0.55},
+		{"code", cq, cd, 0.45, 0.6},
 	} {
 		r1, mrr := recall(t, e, s.q, s.d)
 		t.Logf("%s: R@1 %.3f MRR %.3f over %d pairs", s.name, r1, mrr, len(s.q))

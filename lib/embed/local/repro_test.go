@@ -10,10 +10,11 @@ import (
 
 // TestTableReproducible re-runs scripts/distill with the parameters recorded
 // in the built-in table and checks the output is byte-identical. It takes
-// about half a minute on 2 cores.
+// about 3 minutes on 2 cores (most of it running the full model over the
+// fit corpus).
 func TestTableReproducible(t *testing.T) {
 	if testing.Short() {
-		t.Skip("skipping: re-running the distillation takes ~30 s (run without -short)")
+		t.Skip("skipping: re-running the distillation takes ~3 min (run without -short)")
 	}
 	requireNode(t)
 	tab, _, err := DefaultTable()

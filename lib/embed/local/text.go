@@ -71,7 +71,7 @@ func CodeText(path, text string) string {
 func appendWords(b *strings.Builder, s string) {
 	start := -1
 	for i, r := range s {
-		word := r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)
+		word := isWordRune(r)
 		if word && start < 0 {
 			start = i
 		} else if !word && start >= 0 {
@@ -84,8 +84,14 @@ func appendWords(b *strings.Builder, s string) {
 	}
 }
 
+// isWordRune reports whether r belongs to an identifier or word: a letter,
+// a number or '_'.
+func isWordRune(r rune) bool {
+	return r == '_' || unicode.IsLetter(r) || unicode.IsNumber(r)
+}
+
 // SplitIdentifier splits an identifier into its words: at underscores,
-// lower→upper and acronym→word case changes, and letter/digit boundaries.
+// lower→upper and acronym→word case changes, and letter/number boundaries.
 // SplitIdentifier("parseHTTPRequest_v2") == ["parse", "HTTP", "Request", "v", "2"].
 func SplitIdentifier(id string) []string {
 	var out []string
@@ -119,55 +125,57 @@ func hasUpper(s string) bool {
 	return false
 }
 
-// forEachPart calls f with each word of identifier id, in order.
+// forEachPart calls f with each word of identifier id, in order. It splits
+// at '_', between a lower- and an upper-case letter, between a number and a
+// letter either way, and before the last capital of an acronym followed by a
+// lower-case letter (HTTPServer → HTTP Server).
 func forEachPart(id string, f func(string)) {
 	const (
 		other = iota
 		lower
 		upper
-		digit
+		letter // neither case (CJK, ...)
+		number
 	)
 	kind := func(r rune) int {
 		switch {
-		case unicode.IsDigit(r):
-			return digit
 		case unicode.IsUpper(r):
 			return upper
-		case unicode.IsLetter(r):
+		case unicode.IsLower(r):
 			return lower
+		case unicode.IsLetter(r):
+			return letter
+		case unicode.IsNumber(r):
+			return number
 		}
 		return other
 	}
+	isLetter := func(k int) bool { return k == lower || k == upper || k == letter }
 	start := 0
-	prevKind := other
+	prev, prev2 := other, other
 	prevStart := 0 // byte offset of the previous rune
 	for i, r := range id {
-		k := kind(r)
 		if r == '_' {
 			if i > start {
 				f(id[start:i])
 			}
 			start = i + 1
-			prevKind = other
+			prev, prev2 = other, other
 			continue
 		}
-		split := false
+		k := kind(r)
 		switch {
 		case i == start:
-		case prevKind == lower && k == upper,
-			prevKind == digit && (k == lower || k == upper),
-			(prevKind == lower || prevKind == upper) && k == digit:
-			split = true
-		case prevKind == upper && k == lower && prevStart > start:
-			// "HTTPServer": the last upper-case letter starts the new word.
+		case prev == lower && k == upper,
+			prev == number && isLetter(k),
+			isLetter(prev) && k == number:
+			f(id[start:i])
+			start = i
+		case prev2 == upper && prev == upper && k == lower && prevStart > start:
 			f(id[start:prevStart])
 			start = prevStart
 		}
-		if split {
-			f(id[start:i])
-			start = i
-		}
-		prevKind = k
+		prev2, prev = prev, k
 		prevStart = i
 	}
 	if start < len(id) {
@@ -215,7 +223,7 @@ func splitQueryWord(w string) string {
 		start = -1
 	}
 	for i, r := range w {
-		word := r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)
+		word := isWordRune(r)
 		if word && start < 0 {
 			start = i
 		} else if !word {

@@ -1,7 +1,10 @@
 package local
 
 import (
+	"encoding/json"
+	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -68,5 +71,44 @@ func TestQueryText(t *testing.T) {
 		if got := QueryText(c.kind, c.in); got != c.want {
 			t.Errorf("QueryText(%q, %q) = %q, want %q", c.kind, c.in, got, c.want)
 		}
+	}
+}
+
+// TestCodeTextMatchesScript checks CodeText against its JS twin
+// (scripts/distill/lib/codetext.js), which prepared the code the table was
+// fitted on.
+func TestCodeTextMatchesScript(t *testing.T) {
+	var in [][2]string
+	for _, s := range tokenizerCorpus(t, 600) {
+		in = append(in, [2]string{"", s})
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	parts := []string{"get", "HTTP", "Server", "x", "2", "ID", "url", "_", "__", "A", "b", "Größe", "日本", "²", "Über", "9z", "ǅ", "ʰ"}
+	for range 400 {
+		var b strings.Builder
+		for range 1 + r.IntN(6) {
+			b.WriteString(parts[r.IntN(len(parts))])
+		}
+		in = append(in, [2]string{[]string{"", "a/b.go", "lib/x_y/ZipReader.ts", ".bashrc", "dir.v2/file", "Makefile"}[r.IntN(6)], b.String()})
+	}
+	raw, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	if err := json.Unmarshal(runNode(t, raw, "codetext.js"), &want); err != nil {
+		t.Fatal(err)
+	}
+	bad := 0
+	for i, p := range in {
+		if got := CodeText(p[0], p[1]); got != want[i] {
+			bad++
+			if bad <= 10 {
+				t.Errorf("CodeText(%q, %q)\n got %q\nwant %q", p[0], p[1], got, want[i])
+			}
+		}
+	}
+	if bad > 0 {
+		t.Errorf("%d of %d differ from codetext.js", bad, len(in))
 	}
 }

@@ -34,6 +34,9 @@ type Tokenizer struct {
 	// edges maps (node<<8 | class) to the child node, open addressing.
 	edges []edge
 	mask  uint32
+	// root holds the root's children by class, skipping one hash lookup
+	// per position.
+	root [256]uint32
 	// piece and score of each trie node; piece < 0 for inner nodes.
 	piece []int32
 	score []float64
@@ -128,6 +131,9 @@ func NewTokenizer(pieces []string, scores []float64) (*Tokenizer, error) {
 		}
 		t.edges[i] = edge{key: k + 1, child: child}
 	}
+	for c := range t.root {
+		t.root[c] = t.child(0, uint16(c))
+	}
 	t.scratch.New = func() any { return &lattice{} }
 	return t, nil
 }
@@ -202,7 +208,7 @@ func (t *Tokenizer) AppendEncode(dst []int32, s string) []int32 {
 		base := best[i]
 		matched := false
 		if c := sym[i]; c != 0 {
-			node := t.child(0, c)
+			node := t.root[c]
 			for j := i; node != 0; {
 				if id := t.piece[node]; id >= 0 {
 					matched = true
