@@ -46,6 +46,12 @@ fuzz:
 	  done; \
 	done
 
+# The official MCP conformance suite against a live `dir2mcp serve`: once with
+# --auth none on loopback, once with a bearer token through a header-injecting
+# proxy (installs Node 22 and the suite from npm into a cache on first use).
+conformance: build
+	bash scripts/conformance/run.sh $(BIN)
+
 # Long-running measurements (not part of `make test`): Go benchmarks of the
 # hot paths, then the end-to-end run on the Go standard library source.
 bench: build

@@ -15,8 +15,9 @@ import (
 func configCommand() *ucli.Command {
 	return &ucli.Command{
 		Name:  "config",
-		Usage: "show or create the configuration",
+		Usage: "show or create the configuration, or print an MCP client config",
 		Commands: []*ucli.Command{
+			configClientCommand(),
 			{
 				Name:  "print",
 				Usage: "print the effective config (defaults + file + env + flags); secrets shown only by source",

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -42,21 +43,28 @@ func serverFlags() []ucli.Flag {
 		&ucli.StringFlag{Name: "x402-network", Usage: "CAIP-2 network `id`, e.g. eip155:8453"},
 		&ucli.StringFlag{Name: "x402-price", Usage: "default per-call `price`"},
 		&ucli.BoolFlag{Name: "read-only", Usage: "harden against future write tools (dir2mcp is read-only by design)"},
+		&ucli.BoolFlag{Name: "stdio", Usage: "serve MCP over stdin/stdout instead of HTTP (for clients that launch servers); logs and events go to stderr"},
 	}
 }
 
-// service is a running MCP server over a state directory.
+// service is a running MCP server over a state directory, on HTTP or on
+// stdin/stdout.
 type service struct {
 	e       *env
 	store   *store.Store
 	engine  *retrieve.Engine
 	vectors map[string]*vector.Reloader
+	mcp     *mcpserver.Server
+	models  state.Models
+	stdio   bool
+	served  chan error // receives once when serving stops
+
+	// HTTP only.
 	ln      net.Listener
 	http    *http.Server
+	handler *mcpserver.HTTPHandler
 	url     string
 	token   state.Token
-	models  state.Models
-	served  chan error
 }
 
 // models names the models in use for stats and corpus.json.
@@ -68,29 +76,80 @@ func models(cfg *config.Config, embedders map[string]string) state.Models {
 	}
 }
 
-// startService binds the listener and serves MCP over st. status reports
-// the indexing job (nil: read corpus.json). It returns once the server is
-// accepting connections.
+// resourcePoll is how often a server re-reads the index for resource list
+// changes another process made.
+const resourcePoll = 3 * time.Second
+
+// startService serves MCP over st: on stdin/stdout with --stdio, else on
+// the configured HTTP listener. status reports the indexing job (nil: read
+// corpus.json). It returns once the server is accepting requests; serving
+// stops when ctx ends.
 func startService(ctx context.Context, e *env, st *store.Store, status func(context.Context) indexer.Status) (*service, error) {
-	cfg := e.cfg
-	tok, err := resolveToken(e)
-	if err != nil {
+	s := &service{e: e, store: st, stdio: e.cmd.Bool("stdio"), served: make(chan error, 1)}
+	if !s.stdio {
+		tok, err := resolveToken(e)
+		if err != nil {
+			return nil, err
+		}
+		events.RegisterSecret(tok.Value)
+		s.token = tok
+	}
+	if err := s.open(status); err != nil {
 		return nil, err
 	}
-	events.RegisterSecret(tok.Value)
+	go s.mcp.WatchResources(ctx, resourcePoll)
+	if s.stdio {
+		go func() { s.served <- s.mcp.ServeStdio(ctx) }()
+		return s, nil
+	}
+	if err := s.listen(); err != nil {
+		s.engine.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// open builds the retrieval engine and the MCP server.
+func (s *service) open(status func(context.Context) indexer.Status) error {
+	e, cfg := s.e, s.e.cfg
 	embs, err := catalog.Open(cfg)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	ex, err := exclude.New(cfg.Security.PathExcludes, cfg.Security.SecretPatterns)
 	if err != nil {
-		return nil, err
+		return err
 	}
+	ids := map[string]string{}
+	for kind, emb := range embs {
+		ids[kind] = emb.ID()
+	}
+	s.models = models(cfg, ids)
+	s.engine = retrieve.Open(s.store, e.dir, cfg, embs, time.Second)
+	s.vectors = s.engine.Vectors
+	s.engine.Complete = func() bool {
+		if status != nil {
+			return !status(context.Background()).Running
+		}
+		c, err := e.dir.ReadCorpus()
+		return err == nil && !c.Indexing.Running
+	}
+	s.mcp = &mcpserver.Server{
+		Engine: s.engine, Store: s.store, Root: e.root, Dir: e.dir, Exclude: ex, Config: cfg, Models: s.models,
+		Status: status, Logger: serverLogger(e), Events: e.ev,
+	}
+	s.mcp.MCP()
+	return nil
+}
+
+// listen binds the HTTP listener (TLS when configured) and serves.
+func (s *service) listen() error {
+	e, cfg := s.e, s.e.cfg
 	var tlsCfg *tls.Config
-	if cfg.Server.TLS.Enabled || cfg.Server.TLS.CertFile != "" {
+	if cfg.Server.TLS.Enabled || cfg.Server.TLS.CertFile != "" || cfg.Server.TLS.KeyFile != "" {
 		cert, err := tls.LoadX509KeyPair(cfg.Server.TLS.CertFile, cfg.Server.TLS.KeyFile)
 		if err != nil {
-			return nil, errcode.Wrap(errcode.TLSConfigInvalid, err, "cannot load TLS certificate %s / key %s: %v", cfg.Server.TLS.CertFile, cfg.Server.TLS.KeyFile, err)
+			return errcode.Wrap(errcode.TLSConfigInvalid, err, "cannot load TLS certificate %q / key %q: %v", cfg.Server.TLS.CertFile, cfg.Server.TLS.KeyFile, err)
 		}
 		tlsCfg = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	}
@@ -103,33 +162,15 @@ func startService(ctx context.Context, e *env, st *store.Store, status func(cont
 		listen = net.JoinHostPort("0.0.0.0", port)
 	}
 	host, _, _ := net.SplitHostPort(listen)
-	if tok.Value == "" && !mcpserver.IsLoopback(host) {
-		return nil, errcode.FieldError(errcode.ConfigInvalid, "security.auth.mode",
+	if s.token.Value == "" && !mcpserver.IsLoopback(host) {
+		return errcode.FieldError(errcode.ConfigInvalid, "security.auth.mode",
 			"--auth none is only allowed on a loopback address; %s is reachable from other machines (use a token)", listen)
 	}
 	ln, err := net.Listen("tcp", listen)
 	if err != nil {
-		return nil, errcode.Wrap(errcode.BindFailed, err, "cannot listen on %s: %v", listen, err)
+		return errcode.Wrap(errcode.BindFailed, err, "cannot listen on %s: %v", listen, err)
 	}
-	s := &service{e: e, store: st, ln: ln, token: tok, served: make(chan error, 1)}
-	ids := map[string]string{}
-	for kind, emb := range embs {
-		ids[kind] = emb.ID()
-	}
-	s.models = models(cfg, ids)
-	s.engine = retrieve.Open(st, e.dir, cfg, embs, time.Second)
-	s.vectors = s.engine.Vectors
-	srv := &mcpserver.Server{
-		Engine: s.engine, Store: st, Root: e.root, Dir: e.dir, Exclude: ex, Config: cfg, Models: s.models,
-		Status: status, Logger: serverLogger(e), Events: e.ev,
-	}
-	s.engine.Complete = func() bool {
-		if status != nil {
-			return !status(context.Background()).Running
-		}
-		c, err := e.dir.ReadCorpus()
-		return err == nil && !c.Indexing.Running
-	}
+	s.ln = ln
 	scheme := "http"
 	if tlsCfg != nil {
 		scheme = "https"
@@ -140,12 +181,16 @@ func startService(ctx context.Context, e *env, st *store.Store, status func(cont
 		urlHost = "127.0.0.1"
 	}
 	s.url = fmt.Sprintf("%s://%s%s", scheme, net.JoinHostPort(urlHost, fmt.Sprint(addr.Port)), cfg.Server.MCPPath)
+	rl := cfg.Server.RateLimit
+	s.handler = s.mcp.Handler(mcpserver.HTTPOptions{
+		Path: cfg.Server.MCPPath, Token: s.token.Value, AllowedOrigins: cfg.Security.AllowedOrigins,
+		AllowedHosts:   allowedHosts(cfg),
+		SessionTimeout: cfg.Server.SessionInactivityTimeout.Std(), SessionMaxLifetime: cfg.Server.SessionMaxLifetime.Std(),
+		MaxBodyBytes: cfg.Server.MaxBodyBytes, RPS: rl.RPS, Burst: rl.Burst,
+		Logger: sdkLogger(e),
+	})
 	s.http = &http.Server{
-		Handler: srv.Handler(mcpserver.HTTPOptions{
-			Path: cfg.Server.MCPPath, Token: tok.Value, AllowedOrigins: cfg.Security.AllowedOrigins,
-			SessionTimeout: cfg.Server.SessionInactivityTimeout.Std(), MaxBodyBytes: cfg.Server.MaxBodyBytes,
-			Logger: serverLogger(e),
-		}),
+		Handler:           s.handler,
 		ReadHeaderTimeout: 10 * time.Second,
 		TLSConfig:         tlsCfg,
 		ErrorLog:          slog.NewLogLogger(serverLogger(e).Handler(), slog.LevelWarn),
@@ -162,10 +207,33 @@ func startService(ctx context.Context, e *env, st *store.Store, status func(cont
 		}
 		s.served <- err
 	}()
-	return s, nil
+	return nil
 }
 
+// allowedHosts are the Host names accepted besides IP literals and
+// localhost: security.allowed_hosts, the hosts of security.allowed_origins
+// and this machine's hostname (names a DNS-rebinding page cannot control).
+func allowedHosts(cfg *config.Config) []string {
+	hosts := append([]string{}, cfg.Security.AllowedHosts...)
+	for _, o := range cfg.Security.AllowedOrigins {
+		if u, err := url.Parse(o); err == nil && u.Hostname() != "" {
+			hosts = append(hosts, u.Hostname())
+		}
+	}
+	if h, err := os.Hostname(); err == nil && h != "" {
+		hosts = append(hosts, h, h+".local")
+	}
+	return hosts
+}
+
+// serverLogger logs the server's own events (session expiry, refusals,
+// tool failures) to stderr, redacted.
 func serverLogger(e *env) *slog.Logger {
+	return slog.New(slog.NewTextHandler(redactingWriter{e.stderr}, &slog.HandlerOptions{Level: slog.LevelInfo}))
+}
+
+// sdkLogger carries the MCP SDK's transport diagnostics: warnings only.
+func sdkLogger(e *env) *slog.Logger {
 	return slog.New(slog.NewTextHandler(redactingWriter{e.stderr}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 }
 
@@ -189,6 +257,13 @@ func (s *service) connection() state.Connection {
 // server_started and connection events).
 func (s *service) announce(mode string) error {
 	e := s.e
+	if s.stdio {
+		e.ev.Emit(events.Info, record.EvServerStarted, map[string]any{
+			"transport": "stdio", "protocol_version": state.ProtocolVersion, "state_dir": e.dir.Path, "root": e.root.Dir(),
+			"message": fmt.Sprintf("MCP over stdio (stdin/stdout), index %s%s", e.dir.Path, modeNote(mode)),
+		})
+		return nil
+	}
 	conn := s.connection()
 	if err := e.dir.WriteConnection(conn); err != nil {
 		return errcode.Wrap(errcode.StoreCorrupt, err, "write %s: %v", e.dir.Join(state.ConnectionFile), err)
@@ -232,20 +307,36 @@ func (s *service) announce(mode string) error {
 	return nil
 }
 
+func modeNote(mode string) string {
+	if mode == "" {
+		return ""
+	}
+	return "; " + mode + " indexing in background"
+}
+
 // refresh makes a just-written vector file of kind visible to searches.
+// It also updates the resource list, so files the job added or removed
+// show up (with notifications/resources/list_changed) without waiting for
+// the periodic poll.
 func (s *service) refresh(kind string) {
 	if r := s.vectors[kind]; r != nil {
 		if err := r.Refresh(); err != nil {
 			s.e.ev.Emit(events.Warn, record.EvNotice, map[string]any{"message": "reloading " + kind + " vectors: " + err.Error()})
 		}
 	}
+	_ = s.mcp.Refresh(context.Background())
 }
 
-// shutdown stops accepting requests and waits briefly for in-flight ones.
+// shutdown stops accepting requests, ends the sessions and waits briefly
+// for in-flight requests.
 func (s *service) shutdown() error {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	err := s.http.Shutdown(ctx)
+	var err error
+	if s.http != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		s.handler.Close()
+		err = s.http.Shutdown(ctx)
+	}
 	s.engine.Close()
 	return err
 }

@@ -247,7 +247,7 @@ func runEmbed(ctx context.Context, cmd *ucli.Command) error {
 func ServeCommand() *ucli.Command {
 	return &ucli.Command{
 		Name:  "serve",
-		Usage: "serve an existing state dir over MCP (no indexing)",
+		Usage: "serve an existing state dir over MCP: Streamable HTTP, or stdin/stdout with --stdio (no indexing)",
 		Description: "Reads the index while other processes (dir2mcp-extract, dir2mcp-embed, cron jobs) write it; " +
 			"new chunks and vector files are picked up without a restart.",
 		Flags:  serverFlags(),
@@ -256,7 +256,7 @@ func ServeCommand() *ucli.Command {
 }
 
 func runServe(ctx context.Context, cmd *ucli.Command) error {
-	e, err := setup(cmd, false)
+	e, err := setupServer(cmd)
 	if err != nil {
 		return err
 	}

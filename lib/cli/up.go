@@ -93,7 +93,7 @@ func preflight(e *env) error {
 // index, reindex): config and credentials checked, store open for writing,
 // config snapshot written.
 func setupIndexer(ctx context.Context, cmd *ucli.Command) (*env, *store.Store, error) {
-	e, err := setup(cmd, false)
+	e, err := setupServer(cmd)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -162,6 +162,9 @@ func runUp(ctx context.Context, cmd *ucli.Command) error {
 	case err := <-svc.served:
 		cancel()
 		<-indexed
+		if err == nil { // the stdio client closed stdin
+			return nil
+		}
 		return errcode.Wrap(errcode.BindFailed, err, "server stopped: %v", err)
 	case err := <-indexed:
 		if err != nil {

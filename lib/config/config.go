@@ -56,6 +56,10 @@ type EmbedConfig struct {
 
 // SearchConfig tunes hybrid retrieval (extension to SPEC §16).
 type SearchConfig struct {
+	// Fusion combines the channels: "cc" (convex combination of normalised
+	// scores: a weak neighbour cannot outrank a clear keyword hit) or "rrf"
+	// (weighted reciprocal rank fusion).
+	Fusion        string  `yaml:"fusion"`
 	RRFK          float64 `yaml:"rrf_k"`          // reciprocal rank fusion constant
 	LexicalWeight float64 `yaml:"lexical_weight"` // BM25 channel weight in fusion
 	VectorWeight  float64 `yaml:"vector_weight"`  // vector channel weight in fusion
@@ -227,8 +231,12 @@ type SecretFileConfig struct {
 type SecurityConfig struct {
 	Auth           AuthConfig `yaml:"auth"`
 	AllowedOrigins []string   `yaml:"allowed_origins"`
-	PathExcludes   []string   `yaml:"path_excludes"`
-	SecretPatterns []string   `yaml:"secret_patterns"`
+	// AllowedHosts lists DNS names the HTTP Host header may carry besides
+	// IP literals, localhost and this machine's hostname ("*" = any,
+	// "*.example.com" = a domain); other names get 403 (DNS rebinding).
+	AllowedHosts   []string `yaml:"allowed_hosts"`
+	PathExcludes   []string `yaml:"path_excludes"`
+	SecretPatterns []string `yaml:"secret_patterns"`
 }
 
 // AuthConfig configures bearer auth.

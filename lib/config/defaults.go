@@ -23,6 +23,7 @@ func Default() *Config {
 		},
 		Embed: EmbedConfig{Provider: "auto", BatchSize: 256, Concurrency: 0},
 		Search: SearchConfig{
+			Fusion:        "cc",
 			RRFK:          60,
 			LexicalWeight: 1.0,
 			VectorWeight:  1.0,
@@ -98,6 +99,7 @@ func Default() *Config {
 		Security: SecurityConfig{
 			Auth:           AuthConfig{Mode: "auto", TokenEnv: "DIR2MCP_AUTH_TOKEN"},
 			AllowedOrigins: []string{"http://localhost", "http://127.0.0.1"},
+			AllowedHosts:   []string{},
 			PathExcludes:   append([]string{}, exclude.DefaultPathExcludes...),
 			SecretPatterns: append([]string{}, exclude.DefaultSecretPatterns...),
 		},

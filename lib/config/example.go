@@ -30,6 +30,7 @@ embed:
 
 # Hybrid retrieval tuning (dir2mcp extension).
 search:
+  fusion: cc               # cc (convex combination of normalised scores) | rrf (reciprocal rank fusion)
   rrf_k: 60                # reciprocal rank fusion constant
   lexical_weight: 1        # BM25 channel weight
   vector_weight: 1         # vector channel weight
@@ -150,6 +151,7 @@ security:
   allowed_origins:
     - "http://localhost"
     - "http://127.0.0.1"
+  allowed_hosts: []      # DNS names clients may use in Host besides IPs, localhost and this hostname
   path_excludes:
     - "**/.git/**"
     - "**/node_modules/**"

@@ -212,7 +212,7 @@ func TestRanges(t *testing.T) {
 		{"secrets:\n  file:\n    mode: \"0644\"\n", "secrets.file.mode", "0600"},
 		{"security:\n  allowed_origins: [\"localhost\"]\n", "security.allowed_origins[0]", "origin"},
 		{"x402:\n  route_policy:\n    tools_call:\n      network: base\n", "x402.route_policy.tools_call.network", "CAIP-2"},
-		{"embed:\n  provider: cohere\n", "embed.provider", "auto, local, hash, mistral, openai, ollama"},
+		{"embed:\n  provider: cohere\n", "embed.provider", "auto, local, local-full, hash, mistral, openai, ollama"},
 	}
 	for _, c := range cases {
 		_, _, err := loadYAML(t, c.body, nil)

@@ -22,7 +22,8 @@ var (
 	X402Modes        = []string{"off", "on", "required"}
 	SecretsProviders = []string{"auto", "keychain", "file", "env", "session"}
 	AuthModes        = []string{"auto", "none", "file"}
-	EmbedProviders   = []string{"auto", "local", "hash", "mistral", "openai", "ollama"}
+	EmbedProviders   = []string{"auto", "local", "local-full", "hash", "mistral", "openai", "ollama"}
+	FusionMethods    = []string{"cc", "rrf"}
 	// DocTypes are the keys allowed in ingest.size_caps_mb.
 	DocTypes = []string{"code", "text", "md", "data", "html", "pdf", "image", "audio", "archive"}
 )
@@ -52,6 +53,7 @@ var checks = map[string]check{
 	"embed.batch_size":  intMin(1),
 	"embed.concurrency": intMin(0),
 
+	"search.fusion":         oneOf(FusionMethods),
 	"search.rrf_k":          floatAbove(0),
 	"search.lexical_weight": floatMin(0),
 	"search.vector_weight":  floatMin(0),
@@ -123,6 +125,7 @@ var checks = map[string]check{
 		return nil
 	},
 	"security.allowed_origins": eachString("an origin like http://localhost or https://host:8443", validOrigin),
+	"security.allowed_hosts":   eachString("a host name like mcp.example.com, *.example.com or *", validHostPattern),
 	"security.path_excludes":   eachString("a non-empty glob pattern", func(s string) bool { return strings.TrimSpace(s) != "" }),
 	"security.secret_patterns": func(v reflect.Value) *problem {
 		for i := 0; i < v.Len(); i++ {
@@ -225,6 +228,13 @@ func validOrigin(s string) bool {
 	u, err := url.Parse(s)
 	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" &&
 		(u.Path == "" || u.Path == "/") && u.RawQuery == "" && u.User == nil
+}
+
+// validHostPattern accepts a bare host name (no scheme, port or path), a
+// "*." domain wildcard, or "*".
+func validHostPattern(s string) bool {
+	s = strings.TrimPrefix(s, "*.")
+	return s == "*" || (s != "" && !strings.ContainsAny(s, ":/ \t@?#"))
 }
 
 var (

@@ -61,6 +61,7 @@ type result struct {
 	act    action
 	doc    record.Document
 	title  string
+	about  extract.About // resource title/description/tags
 	rep    store.RepInput
 	pieces []store.ChunkInput
 }
@@ -185,7 +186,8 @@ func (x *Extractor) prepare(j job, deferred map[string]deferral) result {
 		chunk.Remap(pieces, res.LineMap)
 	}
 	r.act = actReplace
-	r.title = res.Title
+	r.about = extract.Describe(res, data, d.DocType, d.RelPath)
+	r.title = r.about.Title
 	r.rep = store.RepInput{
 		Type:     record.RepRawText,
 		Hash:     repHash(d.DocType, ch, res.Text),
@@ -351,6 +353,9 @@ func (x *Extractor) apply(tx *store.Tx, r *result, p *Progress) ([]record.Chunk,
 		if err != nil {
 			return nil, err
 		}
+		if err := tx.SetDocumentAbout(id, "", nil); err != nil {
+			return nil, err
+		}
 		n, err := tx.ClearDocumentContent(id)
 		p.ChunksRemoved.Add(int64(n))
 		return nil, err
@@ -361,6 +366,9 @@ func (x *Extractor) apply(tx *store.Tx, r *result, p *Progress) ([]record.Chunk,
 	}
 	id, err := tx.UpsertDocument(d, r.title)
 	if err != nil {
+		return nil, err
+	}
+	if err := tx.SetDocumentAbout(id, r.about.Description, r.about.Tags); err != nil {
 		return nil, err
 	}
 	res, err := tx.ReplaceRepresentation(store.DocRef{

@@ -9,32 +9,33 @@ import (
 	"github.com/dir2mcp/dir2mcp/lib/retrieve"
 )
 
-func (s *Server) ask(ctx context.Context, raw json.RawMessage) (any, string, error) {
-	a, err := parseArgs(raw, "question", "k", "mode", "index", "path_prefix", "file_glob", "doc_types")
+func (s *Server) ask(ctx context.Context, raw json.RawMessage) (toolOut, error) {
+	a, err := parseArgs(raw, "question", "k", "mode", "index", "path_prefix", "file_glob", "doc_types", "in")
 	if err != nil {
-		return nil, "", err
+		return toolOut{}, err
 	}
 	req, err := searchRequest(a, "question")
 	if err != nil {
-		return nil, "", err
+		return toolOut{}, err
 	}
 	mode, err := a.enum("mode", answer.ModeAnswer, answer.ModeAnswer, answer.ModeSearchOnly)
 	if err != nil {
-		return nil, "", err
+		return toolOut{}, err
 	}
 	asker := &answer.Asker{Engine: s.Engine, MaxContextChars: s.Config.RAG.MaxContextChars}
 	res, err := asker.Ask(ctx, req, mode)
 	if err != nil {
-		return nil, "", err
+		return toolOut{}, err
 	}
+	files := hitFiles(res.Hits)
 	if mode == answer.ModeSearchOnly {
-		return res, summarizeHits(searchResultOf(res)), nil
+		return toolOut{out: res, summary: summarizeHits(searchResultOf(res)), files: files}, nil
 	}
 	text := res.Answer
 	if !res.IndexingComplete {
 		text += "\n\n(indexing is still running; the answer may be incomplete)"
 	}
-	return res, strings.TrimSpace(text), nil
+	return toolOut{out: res, summary: strings.TrimSpace(text), files: files}, nil
 }
 
 func searchResultOf(r answer.Result) retrieve.Result {

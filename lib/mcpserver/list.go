@@ -28,38 +28,38 @@ type listResult struct {
 	Files  []fileEntry `json:"files"`
 }
 
-func (s *Server) listFiles(ctx context.Context, raw json.RawMessage) (any, string, error) {
+func (s *Server) listFiles(ctx context.Context, raw json.RawMessage) (toolOut, error) {
 	a, err := parseArgs(raw, "path_prefix", "glob", "limit", "offset")
 	if err != nil {
-		return nil, "", err
+		return toolOut{}, err
 	}
 	prefix, err := a.str("path_prefix", false)
 	if err != nil {
-		return nil, "", err
+		return toolOut{}, err
 	}
 	glob, err := a.str("glob", false)
 	if err != nil {
-		return nil, "", err
+		return toolOut{}, err
 	}
 	limit, _, err := a.integer("limit", 200, 1, 5000)
 	if err != nil {
-		return nil, "", err
+		return toolOut{}, err
 	}
 	offset, _, err := a.integer("offset", 0, 0, 1<<31-1)
 	if err != nil {
-		return nil, "", err
+		return toolOut{}, err
 	}
 	f := store.DocFilter{PathPrefix: strings.TrimPrefix(prefix, "./")}
 	if glob != "" {
 		p, err := exclude.ParsePattern(glob)
 		if err != nil || p.Negate {
-			return nil, "", errcode.FieldError(errcode.InvalidField, "glob", "glob %q is not a valid pattern", glob)
+			return toolOut{}, errcode.FieldError(errcode.InvalidField, "glob", "glob %q is not a valid pattern", glob)
 		}
 		f.Match = func(rel string) bool { return p.Match(rel, false) }
 	}
 	docs, total, err := s.Store.ListDocuments(ctx, f, limit, offset)
 	if err != nil {
-		return nil, "", err
+		return toolOut{}, err
 	}
 	res := listResult{Limit: limit, Offset: offset, Total: total, Files: make([]fileEntry, 0, len(docs))}
 	var b strings.Builder
@@ -81,5 +81,5 @@ func (s *Server) listFiles(ctx context.Context, raw json.RawMessage) (any, strin
 	if offset+len(docs) < total {
 		fmt.Fprintf(&b, "… more: call again with offset=%d", offset+len(docs))
 	}
-	return res, strings.TrimRight(b.String(), "\n"), nil
+	return toolOut{out: res, summary: strings.TrimRight(b.String(), "\n")}, nil
 }

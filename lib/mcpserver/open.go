@@ -26,67 +26,67 @@ type openResult struct {
 	Truncated bool         `json:"truncated"`
 }
 
-func (s *Server) openFile(ctx context.Context, raw json.RawMessage) (any, string, error) {
+func (s *Server) openFile(ctx context.Context, raw json.RawMessage) (toolOut, error) {
 	a, err := parseArgs(raw, "rel_path", "start_line", "end_line", "page", "start_ms", "end_ms", "max_chars")
 	if err != nil {
-		return nil, "", err
+		return toolOut{}, err
 	}
 	rel, err := a.str("rel_path", true)
 	if err != nil {
-		return nil, "", err
+		return toolOut{}, err
 	}
 	startLine, hasStart, err := a.integer("start_line", 0, 1, 1<<31-1)
 	if err != nil {
-		return nil, "", err
+		return toolOut{}, err
 	}
 	endLine, hasEnd, err := a.integer("end_line", 0, 1, 1<<31-1)
 	if err != nil {
-		return nil, "", err
+		return toolOut{}, err
 	}
 	page, hasPage, err := a.integer("page", 0, 1, 1<<31-1)
 	if err != nil {
-		return nil, "", err
+		return toolOut{}, err
 	}
 	_, hasStartMs, err := a.integer("start_ms", 0, 0, 1<<62)
 	if err != nil {
-		return nil, "", err
+		return toolOut{}, err
 	}
 	_, hasEndMs, err := a.integer("end_ms", 0, 0, 1<<62)
 	if err != nil {
-		return nil, "", err
+		return toolOut{}, err
 	}
 	maxChars, _, err := a.integer("max_chars", 20000, 200, 50000)
 	if err != nil {
-		return nil, "", err
+		return toolOut{}, err
 	}
 	rel, err = s.checkAccess(rel)
 	if err != nil {
-		return nil, "", err
+		return toolOut{}, err
 	}
 	docType := s.docType(ctx, rel)
 	switch {
 	case hasPage:
 		_ = page
-		return nil, "", errcode.FieldError(errcode.DocTypeUnsupported, "page",
+		return toolOut{}, errcode.FieldError(errcode.DocTypeUnsupported, "page",
 			"%s has no OCR pages in the index (doc_type %s)", rel, docType)
 	case hasStartMs || hasEndMs:
-		return nil, "", errcode.FieldError(errcode.DocTypeUnsupported, "start_ms",
+		return toolOut{}, errcode.FieldError(errcode.DocTypeUnsupported, "start_ms",
 			"%s has no transcript in the index (doc_type %s)", rel, docType)
 	}
 	switch docType {
 	case record.DocPDF, record.DocImage, record.DocAudio, record.DocArchive, record.DocBinaryIgnored:
-		return nil, "", errcode.New(errcode.DocTypeUnsupported, "%s is a %s file with no text representation in the index yet", rel, docType)
+		return toolOut{}, errcode.New(errcode.DocTypeUnsupported, "%s is a %s file with no text representation in the index yet", rel, docType)
 	}
 	data, _, err := s.Root.ReadFile(rel, maxOpenBytes)
 	if err != nil {
-		return nil, "", err
+		return toolOut{}, err
 	}
 	if _, hit := s.Exclude.SecretMatch(data); hit {
-		return nil, "", errcode.FieldError(errcode.Forbidden, "rel_path", "%s matches a secret pattern (security.secret_patterns) and is not served", rel)
+		return toolOut{}, errcode.FieldError(errcode.Forbidden, "rel_path", "%s matches a secret pattern (security.secret_patterns) and is not served", rel)
 	}
 	txt, err := extract.RawText(data, record.DocText) // keep source lines even for HTML: citations use them
 	if err != nil {
-		return nil, "", err
+		return toolOut{}, err
 	}
 	lines := strings.Split(txt.Text, "\n")
 	if n := len(lines); n > 0 && lines[n-1] == "" {
@@ -102,10 +102,10 @@ func (s *Server) openFile(ctx context.Context, raw json.RawMessage) (any, string
 	}
 	if hasStart || hasEnd {
 		if hi < lo {
-			return nil, "", errcode.FieldError(errcode.InvalidRange, "end_line", "end_line %d is before start_line %d", hi, lo)
+			return toolOut{}, errcode.FieldError(errcode.InvalidRange, "end_line", "end_line %d is before start_line %d", hi, lo)
 		}
 		if lo > total {
-			return nil, "", errcode.FieldError(errcode.InvalidRange, "start_line", "start_line %d is past the end of %s (%d lines)", lo, rel, total)
+			return toolOut{}, errcode.FieldError(errcode.InvalidRange, "start_line", "start_line %d is past the end of %s (%d lines)", lo, rel, total)
 		}
 		hi = min(hi, total)
 	}
@@ -145,7 +145,7 @@ func (s *Server) openFile(ctx context.Context, raw json.RawMessage) (any, string
 	if out.Truncated {
 		header += fmt.Sprintf(" — truncated at max_chars=%d; continue with start_line=%d", maxChars, last+1)
 	}
-	return out, header + "\n" + out.Content, nil
+	return toolOut{out: out, summary: header + "\n" + out.Content, files: []string{rel}}, nil
 }
 
 // checkAccess runs a client path through root confinement and the exclusion

@@ -43,14 +43,17 @@ const filterProps = `
               "description": "auto searches both the text and code indexes and fuses them; text/code restrict to one"},
     "path_prefix": {"type": "string", "description": "only files whose rel_path starts with this"},
     "file_glob": {"type": "string", "description": "gitignore-style glob on rel_path, e.g. *.go or docs/**/*.md"},
-    "doc_types": {"type": "array", "items": {"type": "string", "enum": ["code", "text", "md", "data", "html", "pdf", "image", "audio", "archive"]}}`
+    "doc_types": {"type": "array", "description": "only these document types",
+                  "items": {"type": "string", "enum": ["code", "text", "md", "data", "html", "pdf", "image", "audio", "archive"]}},
+    "in": {"type": "string", "enum": ["both", "title", "content"], "default": "both",
+           "description": "where to match: document titles and paths (title), chunk text (content) or both"}`
 
 var searchInput = `{
   "type": "object",
   "additionalProperties": false,
   "properties": {
     "query": {"type": "string", "minLength": 1, "description": "what to find: words, a question, or an identifier"},
-    "k": {"type": "integer", "minimum": 1, "maximum": 50, "default": 10},` + filterProps + `
+    "k": {"type": "integer", "minimum": 1, "maximum": 50, "default": 10, "description": "number of hits to return"},` + filterProps + `
   },
   "required": ["query"]
 }`
@@ -72,9 +75,10 @@ var askInput = `{
   "type": "object",
   "additionalProperties": false,
   "properties": {
-    "question": {"type": "string", "minLength": 1},
-    "k": {"type": "integer", "minimum": 1, "maximum": 50, "default": 10},
-    "mode": {"type": "string", "enum": ["answer", "search_only"], "default": "answer"},` + filterProps + `
+    "question": {"type": "string", "minLength": 1, "description": "the question to answer from the indexed content"},
+    "k": {"type": "integer", "minimum": 1, "maximum": 50, "default": 10, "description": "number of supporting hits to retrieve"},
+    "mode": {"type": "string", "enum": ["answer", "search_only"], "default": "answer",
+             "description": "answer composes an answer with citations; search_only returns only the hits"},` + filterProps + `
   },
   "required": ["question"]
 }`
@@ -106,13 +110,13 @@ var openFileInput = `{
   "type": "object",
   "additionalProperties": false,
   "properties": {
-    "rel_path": {"type": "string", "minLength": 1},
-    "start_line": {"type": "integer", "minimum": 1},
-    "end_line": {"type": "integer", "minimum": 1},
-    "page": {"type": "integer", "minimum": 1},
-    "start_ms": {"type": "integer", "minimum": 0},
-    "end_ms": {"type": "integer", "minimum": 0},
-    "max_chars": {"type": "integer", "minimum": 200, "maximum": 50000, "default": 20000}
+    "rel_path": {"type": "string", "minLength": 1, "description": "file path relative to the root, as in search hits"},
+    "start_line": {"type": "integer", "minimum": 1, "description": "first line to return (1-based)"},
+    "end_line": {"type": "integer", "minimum": 1, "description": "last line to return (inclusive)"},
+    "page": {"type": "integer", "minimum": 1, "description": "PDF page to return (OCR text)"},
+    "start_ms": {"type": "integer", "minimum": 0, "description": "transcript start time in milliseconds"},
+    "end_ms": {"type": "integer", "minimum": 0, "description": "transcript end time in milliseconds"},
+    "max_chars": {"type": "integer", "minimum": 200, "maximum": 50000, "default": 20000, "description": "cap on returned characters"}
   },
   "required": ["rel_path"]
 }`
@@ -134,10 +138,10 @@ var listFilesInput = `{
   "type": "object",
   "additionalProperties": false,
   "properties": {
-    "path_prefix": {"type": "string"},
-    "glob": {"type": "string"},
-    "limit": {"type": "integer", "minimum": 1, "maximum": 5000, "default": 200},
-    "offset": {"type": "integer", "minimum": 0, "default": 0}
+    "path_prefix": {"type": "string", "description": "only files whose rel_path starts with this"},
+    "glob": {"type": "string", "description": "gitignore-style glob on rel_path, e.g. **/*.md"},
+    "limit": {"type": "integer", "minimum": 1, "maximum": 5000, "default": 200, "description": "page size"},
+    "offset": {"type": "integer", "minimum": 0, "default": 0, "description": "files to skip (paging)"}
   }
 }`
 
@@ -169,7 +173,7 @@ var listFilesOutput = `{
   "required": ["limit", "offset", "total", "files"]
 }`
 
-var statsInput = `{"type": "object", "additionalProperties": false}`
+var statsInput = `{"type": "object", "properties": {}, "additionalProperties": false}`
 
 var statsOutput = `{
   "type": "object",
@@ -252,4 +256,44 @@ func schema(s string) json.RawMessage {
 		panic("mcpserver: bad schema literal: " + err.Error())
 	}
 	return json.RawMessage(s)
+}
+
+// errorSchema is the structuredContent of a failed call (SPEC §12.4).
+const errorSchema = `{
+  "type": "object",
+  "description": "why the call failed (the result has isError: true)",
+  "additionalProperties": false,
+  "properties": {
+    "code": {"type": "string", "description": "canonical error code, e.g. INVALID_RANGE"},
+    "message": {"type": "string"},
+    "retryable": {"type": "boolean"},
+    "field": {"type": "string", "description": "the argument at fault"},
+    "retryAfterMs": {"type": "integer", "description": "when a retryable call may succeed"}
+  },
+  "required": ["code", "message", "retryable"]
+}`
+
+// outputSchema is schema(s) admitting the error result too: an optional
+// "error" property, and the success fields required only when it is absent
+// (anyOf of two "required" lists). Clients such as the TypeScript SDK check
+// structuredContent against outputSchema even on isError results.
+func outputSchema(s string) json.RawMessage {
+	var m map[string]any
+	if err := json.Unmarshal(schema(s), &m); err != nil {
+		panic("mcpserver: bad schema literal: " + err.Error())
+	}
+	var e any
+	if err := json.Unmarshal([]byte(errorSchema), &e); err != nil {
+		panic("mcpserver: bad error schema: " + err.Error())
+	}
+	m["properties"].(map[string]any)["error"] = e
+	if req, ok := m["required"]; ok {
+		delete(m, "required")
+		m["anyOf"] = []any{map[string]any{"required": req}, map[string]any{"required": []any{"error"}}}
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		panic(err)
+	}
+	return b
 }

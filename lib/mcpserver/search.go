@@ -31,23 +31,39 @@ func searchRequest(a *args, queryField string) (retrieve.Request, error) {
 	if r.DocTypes, err = a.strings("doc_types"); err != nil {
 		return r, err
 	}
+	if r.In, err = a.enum("in", retrieve.InBoth, retrieve.InBoth, retrieve.InTitle, retrieve.InContent); err != nil {
+		return r, err
+	}
 	return r, nil
 }
 
-func (s *Server) search(ctx context.Context, raw json.RawMessage) (any, string, error) {
-	a, err := parseArgs(raw, "query", "k", "index", "path_prefix", "file_glob", "doc_types")
+func (s *Server) search(ctx context.Context, raw json.RawMessage) (toolOut, error) {
+	a, err := parseArgs(raw, "query", "k", "index", "path_prefix", "file_glob", "doc_types", "in")
 	if err != nil {
-		return nil, "", err
+		return toolOut{}, err
 	}
 	req, err := searchRequest(a, "query")
 	if err != nil {
-		return nil, "", err
+		return toolOut{}, err
 	}
 	res, err := s.Engine.Search(ctx, req)
 	if err != nil {
-		return nil, "", err
+		return toolOut{}, err
 	}
-	return res, summarizeHits(res), nil
+	return toolOut{out: res, summary: summarizeHits(res), files: hitFiles(res.Hits)}, nil
+}
+
+// hitFiles lists the distinct files of hits in rank order.
+func hitFiles(hits []retrieve.Hit) []string {
+	var files []string
+	seen := map[string]bool{}
+	for _, h := range hits {
+		if !seen[h.RelPath] {
+			seen[h.RelPath] = true
+			files = append(files, h.RelPath)
+		}
+	}
+	return files
 }
 
 // summarizeHits is the text content of a search result: one line per hit

@@ -9,6 +9,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"sync"
+	"time"
 
 	"github.com/dir2mcp/dir2mcp/lib/config"
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
@@ -26,7 +28,8 @@ import (
 var Version = "0.4.0"
 
 // Server holds what the tools need. Build one per state directory and call
-// MCP to get the protocol server.
+// MCP to get the protocol server, Handler to serve it over HTTP, or
+// ServeStdio to serve it over stdin/stdout.
 type Server struct {
 	Engine  *retrieve.Engine
 	Store   *store.Store
@@ -37,28 +40,75 @@ type Server struct {
 	Models  state.Models
 	// Status reports the current indexing job (nil: read corpus.json).
 	Status func(ctx context.Context) indexer.Status
+	// Logger receives server logs (stderr or a log file); they also flow to
+	// clients that set a level with logging/setLevel.
 	Logger *slog.Logger
 	Events *events.Emitter
+	// PageSize is the page size of list results such as resources/list
+	// (0 = 500).
+	PageSize int
+
+	once      sync.Once
+	srv       *mcp.Server
+	catalog   *catalog
+	expensive *limiter
+	log       *slog.Logger
 }
 
 const instructions = `dir2mcp serves one directory as a searchable index.
 Start with dir2mcp.search (plain-language questions and exact identifiers both work; results cite path and lines),
 verify with dir2mcp.open_file on the cited lines, use dir2mcp.list_files to navigate and dir2mcp.stats for index health.
-dir2mcp.ask returns an answer with citations. Indexing runs in the background: results may be partial until indexing_complete is true.`
+dir2mcp.ask returns an answer with citations. Every indexed file is also a resource (dir2mcp:///<rel_path>).
+Indexing runs in the background: results may be partial until indexing_complete is true.`
 
-// MCP returns a protocol server exposing the tools.
+// ProtocolVersions are the MCP versions the server accepts, newest
+// (negotiated by default) first.
+var ProtocolVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26"}
+
+// MCP returns the protocol server exposing the tools, resources, prompts,
+// completions and logging. It is built once; later calls return the same
+// server.
 func (s *Server) MCP() *mcp.Server {
-	srv := mcp.NewServer(&mcp.Implementation{
+	s.once.Do(s.build)
+	return s.srv
+}
+
+func (s *Server) build() {
+	pageSize := s.PageSize
+	if pageSize <= 0 {
+		pageSize = 500
+	}
+	s.srv = mcp.NewServer(&mcp.Implementation{
 		Name: "dir2mcp", Title: "dir2mcp: Directory RAG MCP Server", Version: Version,
 	}, &mcp.ServerOptions{
 		Instructions:              instructions,
-		Logger:                    s.logger(),
-		SupportedProtocolVersions: []string{"2025-11-25", "2025-06-18", "2025-03-26"},
+		Logger:                    slog.New(minLevel{s.logger().Handler(), slog.LevelWarn}),
+		PageSize:                  pageSize,
+		SupportedProtocolVersions: ProtocolVersions,
+		CompletionHandler:         s.complete,
+		Capabilities: &mcp.ServerCapabilities{
+			Logging:   &mcp.LoggingCapabilities{},
+			Tools:     &mcp.ToolCapabilities{ListChanged: false},
+			Prompts:   &mcp.PromptCapabilities{ListChanged: false},
+			Resources: &mcp.ResourceCapabilities{ListChanged: true},
+		},
 	})
-	for _, t := range s.tools() {
-		srv.AddTool(t.tool, s.wrap(t.tool.Name, t.run))
+	s.log = slog.New(fanout{s.logger().Handler(), newClientLog(s.srv)})
+	if s.Config != nil {
+		rl := s.Config.Server.RateLimit
+		s.expensive = newLimiter(rl.ExpensiveRPS, rl.ExpensiveBurst)
 	}
-	return srv
+	for _, t := range s.tools() {
+		s.srv.AddTool(t.tool, s.wrap(t))
+	}
+	s.addPrompts()
+	s.catalog = newCatalog(s)
+	s.srv.AddResourceTemplate(fileTemplate, s.readResource)
+	if s.Store != nil {
+		if err := s.catalog.refresh(context.Background(), true); err != nil {
+			s.log.Warn("listing resources", "err", err)
+		}
+	}
 }
 
 func (s *Server) logger() *slog.Logger {
@@ -68,63 +118,104 @@ func (s *Server) logger() *slog.Logger {
 	return slog.New(slog.DiscardHandler)
 }
 
-// toolFunc runs a tool on raw arguments and returns its structured output
-// and a human summary, or a coded error.
-type toolFunc func(ctx context.Context, raw json.RawMessage) (out any, summary string, err error)
+// toolOut is a tool's success: structured output, the text summary, and the
+// files it refers to (returned as resource_link content items).
+type toolOut struct {
+	out     any
+	summary string
+	files   []string
+}
+
+// toolFunc runs a tool on raw arguments, or fails with a coded error.
+type toolFunc func(ctx context.Context, raw json.RawMessage) (toolOut, error)
 
 type toolDef struct {
 	tool *mcp.Tool
 	run  toolFunc
+	// expensive tools draw from the stricter rate-limit tier.
+	expensive bool
 }
 
-func readOnly(title string, idempotent bool) *mcp.ToolAnnotations {
+// readOnly annotates a tool that only reads the index: no side effects, so
+// repeated calls are idempotent, and no world outside the directory.
+func readOnly(title string) *mcp.ToolAnnotations {
 	f := false
-	return &mcp.ToolAnnotations{Title: title, ReadOnlyHint: true, IdempotentHint: idempotent, OpenWorldHint: &f, DestructiveHint: &f}
+	return &mcp.ToolAnnotations{Title: title, ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &f, DestructiveHint: &f}
 }
 
 func (s *Server) tools() []toolDef {
 	return []toolDef{
-		{&mcp.Tool{Name: "dir2mcp.search", Title: "Search the directory",
-			Description: "Hybrid search (BM25 keywords + semantic vectors) over every indexed file. Returns the best chunks with rel_path, a focused snippet and a line/page/time span to cite or open.",
-			InputSchema: schema(searchInput), OutputSchema: schema(searchOutput), Annotations: readOnly("Search the directory", true)},
-			s.search},
-		{&mcp.Tool{Name: "dir2mcp.ask", Title: "Answer a question with citations",
+		{tool: &mcp.Tool{Name: "dir2mcp.search", Title: "Search the directory",
+			Description: "Hybrid search (BM25 keywords + semantic vectors) over every indexed file. Returns the best chunks with rel_path, a focused snippet and a line/page/time span to cite or open; in=title searches document titles and paths only.",
+			InputSchema: schema(searchInput), OutputSchema: outputSchema(searchOutput), Annotations: readOnly("Search the directory")},
+			run: s.search},
+		{tool: &mcp.Tool{Name: "dir2mcp.ask", Title: "Answer a question with citations",
 			Description: "Answers a question from the indexed content with citations like [path:L10-L20]. mode=search_only returns the supporting hits without an answer.",
-			InputSchema: schema(askInput), OutputSchema: schema(askOutput), Annotations: readOnly("Answer with citations", true)},
-			s.ask},
-		{&mcp.Tool{Name: "dir2mcp.open_file", Title: "Open a file slice",
+			InputSchema: schema(askInput), OutputSchema: outputSchema(askOutput), Annotations: readOnly("Answer with citations")},
+			run: s.ask, expensive: true},
+		{tool: &mcp.Tool{Name: "dir2mcp.open_file", Title: "Open a file slice",
 			Description: "Returns the exact text of a file under the root: a line range, a PDF page or a transcript time range, for verifying a citation. Paths outside the root and files matching secret/exclude rules are refused.",
-			InputSchema: schema(openFileInput), OutputSchema: schema(openFileOutput), Annotations: readOnly("Open a file slice", true)},
-			s.openFile},
-		{&mcp.Tool{Name: "dir2mcp.list_files", Title: "List indexed files",
+			InputSchema: schema(openFileInput), OutputSchema: outputSchema(openFileOutput), Annotations: readOnly("Open a file slice")},
+			run: s.openFile},
+		{tool: &mcp.Tool{Name: "dir2mcp.list_files", Title: "List indexed files",
 			Description: "Lists files known to the index (path, type, size, status), filtered by path prefix or glob, with paging.",
-			InputSchema: schema(listFilesInput), OutputSchema: schema(listFilesOutput), Annotations: readOnly("List indexed files", true)},
-			s.listFiles},
-		{&mcp.Tool{Name: "dir2mcp.stats", Title: "Index status",
+			InputSchema: schema(listFilesInput), OutputSchema: outputSchema(listFilesOutput), Annotations: readOnly("List indexed files")},
+			run: s.listFiles},
+		{tool: &mcp.Tool{Name: "dir2mcp.stats", Title: "Index status",
 			Description: "Indexing progress and health: counters, models in use, vector index sizes.",
-			InputSchema: schema(statsInput), OutputSchema: schema(statsOutput), Annotations: readOnly("Index status", false)},
-			s.stats},
+			InputSchema: schema(statsInput), OutputSchema: outputSchema(statsOutput), Annotations: readOnly("Index status")},
+			run: s.stats},
 	}
 }
 
-// wrap turns a toolFunc into an SDK handler: success → structuredContent and
-// a text summary; failure → an isError result carrying {code, message,
-// retryable} (SPEC §12.4).
-func (s *Server) wrap(name string, run toolFunc) mcp.ToolHandler {
+// maxLinks bounds the resource_link items added to a result.
+const maxLinks = 10
+
+// wrap turns a toolFunc into an SDK handler: the expensive tier's rate limit
+// first, progress notifications when the client sent a progress token, then
+// success → structuredContent, a text summary and resource_link items;
+// failure → an isError result carrying {code, message, retryable} (SPEC
+// §12.4). A call the client cancelled returns the context's error.
+func (s *Server) wrap(t toolDef) mcp.ToolHandler {
+	name := t.tool.Name
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		out, summary, err := run(ctx, req.Params.Arguments)
+		if t.expensive {
+			if ok, wait := s.expensive.allow(sessionKey(req.Session)); !ok {
+				e := rateLimited(name, wait)
+				s.log.Warn("rate limited", "tool", name, "retry_after_ms", e.RetryAfterMs)
+				return errorResult(e), nil
+			}
+		}
+		p := newProgress(ctx, req)
+		p.report(0, "running "+name)
+		start := time.Now()
+		res, err := t.run(withProgress(ctx, p), req.Params.Arguments)
+		s.log.Debug("tool call", "tool", name, "ms", time.Since(start).Milliseconds(), "ok", err == nil)
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		if err != nil {
 			e := errcode.As(err)
 			if e.Code == errcode.Internal {
-				s.logger().Error("tool failed", "tool", name, "err", events.Redact(err.Error()))
+				s.log.Error("tool failed", "tool", name, "err", events.Redact(err.Error()))
 			}
 			return errorResult(e), nil
 		}
-		return &mcp.CallToolResult{
-			Content:           []mcp.Content{&mcp.TextContent{Text: summary}},
-			StructuredContent: out,
-		}, nil
+		p.report(1, "done")
+		content := []mcp.Content{&mcp.TextContent{Text: res.summary}}
+		for _, l := range s.catalog.links(res.files, maxLinks) {
+			content = append(content, l)
+		}
+		return &mcp.CallToolResult{Content: content, StructuredContent: res.out}, nil
 	}
+}
+
+// sessionKey identifies a session for per-session limits ("" for stdio).
+func sessionKey(ss *mcp.ServerSession) string {
+	if ss == nil {
+		return ""
+	}
+	return ss.ID()
 }
 
 // toolError is the structuredContent of a failed tool call.
@@ -149,4 +240,10 @@ func errorResult(e *errcode.Error) *mcp.CallToolResult {
 			Code: string(e.Code), Message: msg, Retryable: e.Retryable, Field: e.Field, RetryAfterMs: e.RetryAfterMs,
 		}},
 	}
+}
+
+// ServeStdio serves the protocol over stdin/stdout until ctx ends or the
+// client closes stdin. Nothing but JSON-RPC is written to stdout.
+func (s *Server) ServeStdio(ctx context.Context) error {
+	return s.MCP().Run(ctx, &mcp.StdioTransport{})
 }

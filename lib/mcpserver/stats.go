@@ -55,14 +55,14 @@ type statsVector struct {
 // IndexKindName describes the vector index implementation in stats.
 const IndexKindName = "exact-flat-f32 (SIMD dot product, no ANN approximation)"
 
-func (s *Server) stats(ctx context.Context, raw json.RawMessage) (any, string, error) {
+func (s *Server) stats(ctx context.Context, raw json.RawMessage) (toolOut, error) {
 	if _, err := parseArgs(raw); err != nil {
-		return nil, "", err
+		return toolOut{}, err
 	}
 	st := s.currentStatus(ctx)
 	counts, err := s.Store.Counts(ctx)
 	if err != nil {
-		return nil, "", err
+		return toolOut{}, err
 	}
 	st.Totals = counts
 	res := statsResult{
@@ -90,7 +90,7 @@ func (s *Server) stats(ctx context.Context, raw json.RawMessage) (any, string, e
 	summary := fmt.Sprintf("Index of %s: %d documents (%v), %d chunks, %d embedded, %d pending; indexing running=%v; embedders text=%s code=%s",
 		res.Root, counts.Documents, counts.ByStatus, counts.Chunks, counts.Embedded, counts.Pending, st.Running,
 		s.Models.EmbedText, s.Models.EmbedCode)
-	return res, summary, nil
+	return toolOut{out: res, summary: summary}, nil
 }
 
 func orMode(m string) string {

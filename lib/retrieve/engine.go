@@ -60,14 +60,15 @@ type Result struct {
 
 // candidate is a chunk under consideration with its per-channel ranks.
 type candidate struct {
-	id      int64
-	ref     store.ChunkRef
-	known   bool // ref loaded and the chunk is live
-	lexRank int  // 1-based; 0 = absent
-	vecRank int
-	vecSim  float32
-	exact   bool // holds an identifier the query names verbatim
-	fused   float64
+	id       int64
+	ref      store.ChunkRef
+	known    bool    // ref loaded and the chunk is live
+	lexRank  int     // 1-based; 0 = absent
+	lexScore float64 // BM25 (higher is better)
+	vecRank  int
+	vecSim   float32
+	exact    bool // holds an identifier the query names verbatim
+	fused    float64
 }
 
 // Search runs req and returns up to req.K hits, best first.
@@ -119,7 +120,8 @@ func (e *Engine) Search(ctx context.Context, req Request) (Result, error) {
 			return Result{}, err
 		}
 		for i, s := range lex {
-			get(s.ChunkID).lexRank = i + 1
+			c := get(s.ChunkID)
+			c.lexRank, c.lexScore = i+1, s.Score
 		}
 		res.LexicalHits = len(lex)
 	}
@@ -241,21 +243,76 @@ func (e *Engine) loadRefs(ctx context.Context, cands map[int64]*candidate) error
 	return nil
 }
 
-// fuse scores candidates by weighted reciprocal rank fusion and sorts them.
-// A chunk holding an identifier the query names counts as ranked first in a
-// third channel, so a weak vector neighbour cannot outrank a chunk that
+// fuse scores candidates (see fuseCC and fuseRRF) and sorts them best
+// first. A chunk holding an identifier the query names counts as a top
+// lexical match, so a weak vector neighbour cannot outrank a chunk that
 // literally contains the rare identifier the user typed.
 func (e *Engine) fuse(list []*candidate, route route, mode string) {
-	k := e.Tuning.RRFK
+	wl, wv := e.Tuning.LexicalWeight, e.Tuning.VectorWeight
+	if wl <= 0 && wv <= 0 {
+		wl, wv = 1, 1
+	}
+	if e.Tuning.Fusion == "rrf" {
+		fuseRRF(list, e.Tuning.RRFK, wl, wv)
+	} else {
+		fuseCC(list, wl, wv)
+	}
+	for _, c := range list {
+		c.fused *= route.kindWeight(c.ref.IndexKind)
+	}
+	sort.Slice(list, func(i, j int) bool {
+		if list[i].fused != list[j].fused {
+			return list[i].fused > list[j].fused
+		}
+		if list[i].lexRank != list[j].lexRank {
+			return rankLess(list[i].lexRank, list[j].lexRank)
+		}
+		return list[i].id < list[j].id
+	})
+}
+
+// fuseCC is a convex combination of each channel's scores min-max
+// normalised over its candidates: wl·bm25' + wv·cos' (weights summing to 1).
+// Unlike rank fusion it keeps score gaps: a clear BM25 winner stays ahead of
+// chunks that are only moderately close in vector space.
+func fuseCC(list []*candidate, wl, wv float64) {
+	sum := wl + wv
+	wl, wv = wl/sum, wv/sum
+	var lexMax, lexMin, vecMax, vecMin float64
+	lexMin, vecMin = math.Inf(1), math.Inf(1)
+	for _, c := range list {
+		if c.lexRank > 0 {
+			lexMax, lexMin = math.Max(lexMax, c.lexScore), math.Min(lexMin, c.lexScore)
+		}
+		if c.vecRank > 0 {
+			vecMax, vecMin = math.Max(vecMax, float64(c.vecSim)), math.Min(vecMin, float64(c.vecSim))
+		}
+	}
+	norm := func(x, lo, hi float64) float64 {
+		if hi <= lo {
+			return 1
+		}
+		return (x - lo) / (hi - lo)
+	}
+	for _, c := range list {
+		s := 0.0
+		switch {
+		case c.exact:
+			s += wl
+		case c.lexRank > 0:
+			s += wl * norm(c.lexScore, 0, lexMax) // BM25 has a natural zero
+		}
+		if c.vecRank > 0 {
+			s += wv * norm(float64(c.vecSim), vecMin, vecMax)
+		}
+		c.fused = s
+	}
+}
+
+// fuseRRF is weighted reciprocal rank fusion: Σ w / (k + rank).
+func fuseRRF(list []*candidate, k, wl, wv float64) {
 	if k <= 0 {
 		k = 60
-	}
-	wl, wv := e.Tuning.LexicalWeight, e.Tuning.VectorWeight
-	if wl <= 0 {
-		wl = 1
-	}
-	if wv <= 0 {
-		wv = 1
 	}
 	for _, c := range list {
 		s := 0.0
@@ -268,18 +325,8 @@ func (e *Engine) fuse(list []*candidate, route route, mode string) {
 		if c.exact {
 			s += wl / (k + 1)
 		}
-		s *= route.kindWeight(c.ref.IndexKind)
 		c.fused = s
 	}
-	sort.Slice(list, func(i, j int) bool {
-		if list[i].fused != list[j].fused {
-			return list[i].fused > list[j].fused
-		}
-		if list[i].lexRank != list[j].lexRank {
-			return rankLess(list[i].lexRank, list[j].lexRank)
-		}
-		return list[i].id < list[j].id
-	})
 }
 
 func rankLess(a, b int) bool {

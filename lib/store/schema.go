@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
 )
@@ -11,7 +12,7 @@ import (
 // SchemaVersion is the schema this build writes (PRAGMA user_version).
 // A store with a higher version was written by a newer dir2mcp and is refused
 // with INDEX_VERSION_MISMATCH; lower versions are migrated forward in order.
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 // migrations[i] upgrades a store from version i to i+1.
 var migrations = []string{
@@ -81,7 +82,19 @@ CREATE VIRTUAL TABLE chunks_fts USING fts5(
 );
 CREATE VIRTUAL TABLE chunks_fts_vocab USING fts5vocab(chunks_fts, 'row');
 `,
+	// 1 → 2: what MCP resources describe a file with. Forgetting the scan
+	// policy makes the next index run re-extract every document (chunks with
+	// unchanged text keep their vectors), which fills the new columns.
+	`
+ALTER TABLE documents ADD COLUMN description TEXT NOT NULL DEFAULT '';
+ALTER TABLE documents ADD COLUMN tags TEXT NOT NULL DEFAULT '';
+DELETE FROM settings WHERE key = 'scan_policy';
+`,
 }
+
+// SchemaDDL returns the full schema definition (all migrations), so
+// tools that cache indexes can key them by it.
+func SchemaDDL() string { return strings.Join(migrations, "\n") }
 
 // migrate brings the schema to SchemaVersion in one transaction.
 func migrate(ctx context.Context, db *sql.DB) error {

@@ -11,6 +11,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"flag"
 	"fmt"
 	"os"
@@ -168,7 +170,13 @@ func materialize(goroot, variant string) (string, error) {
 // with the same in-process pipeline `dir2mcp up` runs.
 func index(corpus, variant string, cfg *config.Config, embs map[string]embed.Embedder) (*store.Store, state.Dir, time.Duration, error) {
 	ctx := context.Background()
-	dir := state.Dir{Path: filepath.Join(*work, runtime.Version(), "state-"+variant+"-"+indexer.PolicyFingerprint(cfg))}
+	var ids []string
+	for _, k := range []string{"text", "code"} {
+		ids = append(ids, embs[k].ID())
+	}
+	key := fmt.Sprintf("%s|%s|%d", indexer.PolicyFingerprint(cfg), strings.Join(ids, ","), store.SchemaVersion)
+	sum := sha256.Sum256([]byte(key + store.SchemaDDL()))
+	dir := state.Dir{Path: filepath.Join(*work, runtime.Version(), "state-"+variant+"-"+hex.EncodeToString(sum[:6]))}
 	if *reindex {
 		os.RemoveAll(dir.Path)
 	}

@@ -6,16 +6,19 @@ import (
 	"github.com/dir2mcp/dir2mcp/lib/config"
 	"github.com/dir2mcp/dir2mcp/lib/embed"
 	"github.com/dir2mcp/dir2mcp/lib/embed/hashing"
+	"github.com/dir2mcp/dir2mcp/lib/embed/local"
+	"github.com/dir2mcp/dir2mcp/lib/embed/local/full"
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
 	"github.com/dir2mcp/dir2mcp/lib/record"
 )
 
-// Offline is the provider used when nothing else is configured.
-const Offline = "hash"
+// Offline is the provider used when nothing else is configured: a static
+// token table distilled from Universal Sentence Encoder Lite, embedded in
+// the binary.
+const Offline = local.Name
 
 // Resolve returns the provider name embed.provider resolves to: "auto"
-// becomes the offline default (a provider with an API key is chosen by
-// provider-aware builds; see docs/configuration.md).
+// becomes the offline default.
 func Resolve(cfg *config.Config) string {
 	p := cfg.Embed.Provider
 	if p == "" || p == "auto" {
@@ -26,15 +29,25 @@ func Resolve(cfg *config.Config) string {
 
 // Open returns the embedders for the text and code indexes.
 func Open(cfg *config.Config) (map[string]embed.Embedder, error) {
+	var e embed.Embedder
 	switch p := Resolve(cfg); p {
+	case local.Name:
+		l := local.New()
+		if err := l.Load(); err != nil {
+			return nil, err
+		}
+		e = l
+	case full.Name:
+		e = full.New()
 	case "hash":
-		e, err := hashing.New(hashing.DefaultDim)
+		h, err := hashing.New(hashing.DefaultDim)
 		if err != nil {
 			return nil, err
 		}
-		return map[string]embed.Embedder{record.KindText: e, record.KindCode: e}, nil
+		e = h
 	default:
 		return nil, errcode.FieldError(errcode.ConfigInvalid, "embed.provider",
-			"embed.provider %q is not available in this build (available: auto, hash)", p)
+			"embed.provider %q is not available in this build (available: auto, local, local-full, hash)", p)
 	}
+	return map[string]embed.Embedder{record.KindText: e, record.KindCode: e}, nil
 }

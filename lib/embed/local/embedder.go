@@ -45,6 +45,10 @@ func NewWithTable(t *Table) (*Embedder, error) {
 	return &Embedder{load: func() (*Table, *Tokenizer, error) { return t, tok, nil }}, nil
 }
 
+// Load decodes the table now rather than on first use and reports whether
+// it is usable (a *errcode.Error with CONFIG_INVALID if not).
+func (e *Embedder) Load() error { return e.init() }
+
 func (e *Embedder) init() error {
 	e.once.Do(func() {
 		e.table, e.tok, e.err = e.load()

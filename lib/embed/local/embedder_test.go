@@ -34,6 +34,9 @@ func cos(a, b []float32) float64 {
 
 func TestEmbedShapeAndNorm(t *testing.T) {
 	e := New()
+	if err := e.Load(); err != nil {
+		t.Fatalf("Load: %v", err)
+	}
 	if e.Dim() != 256 {
 		t.Fatalf("Dim = %d, want 256", e.Dim())
 	}

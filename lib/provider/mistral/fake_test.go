@@ -23,12 +23,12 @@ const fakeKey = "mistral-test-key-abcdef0123456789"
 // format for the endpoints dir2mcp uses, with Mistral's limits and error
 // bodies.
 type fakeMistral struct {
-	t   *testing.T
+	t   testing.TB
 	srv *httptest.Server
 
 	maxInputs, maxTokens int // embedding request limits (Mistral: 512, 16384)
-	dim                      int
-	latency                  time.Duration
+	dim                  int
+	latency              time.Duration
 
 	// failNext makes the next n requests fail with status (and
 	// Retry-After when retryAfter is set).
@@ -44,14 +44,14 @@ type fakeMistral struct {
 	forms      []*http.Request  // parsed multipart requests
 }
 
-func newFake(t *testing.T) *fakeMistral {
+func newFake(t testing.TB) *fakeMistral {
 	f := &fakeMistral{t: t, maxInputs: 512, maxTokens: 16384, dim: 1024}
 	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(f.srv.Close)
 	return f
 }
 
-func (f *fakeMistral) client(t *testing.T, o Options) *Client {
+func (f *fakeMistral) client(t testing.TB, o Options) *Client {
 	t.Helper()
 	o.BaseURL = f.srv.URL
 	if !o.APIKey.IsSet() {
@@ -217,7 +217,7 @@ func (f *fakeMistral) ocr(w http.ResponseWriter, body map[string]any) {
 		Model              any            `json:"model"`
 		DocumentAnnotation *string        `json:"document_annotation,omitempty"`
 		UsageInfo          map[string]int `json:"usage_info"`
-	}{Model: body["model"], Images: nil}
+	}{Model: body["model"]}
 	for i := len(lines) - 1; i >= 0; i-- {
 		if len(want) > 0 && !want[i] {
 			continue

@@ -1,0 +1,214 @@
+package mcpserver
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/dir2mcp/dir2mcp/lib/config"
+	"github.com/dir2mcp/dir2mcp/lib/exclude"
+	"github.com/dir2mcp/dir2mcp/lib/record"
+	"github.com/dir2mcp/dir2mcp/lib/rootfs"
+	"github.com/dir2mcp/dir2mcp/lib/state"
+	"github.com/dir2mcp/dir2mcp/lib/store"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// newIndexedServer builds a Server over files written to a temp root and
+// recorded in a real store, with a small page size, and connects a client.
+func newIndexedServer(t testing.TB, files map[string]string, status map[string]string) (*Server, *mcp.ClientSession) {
+	t.Helper()
+	root := t.TempDir()
+	for rel, body := range files {
+		p := filepath.Join(root, rel)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx := context.Background()
+	dir := state.Resolve(root, "")
+	st, err := store.Open(ctx, dir.Path, store.Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	err = st.Update(ctx, func(tx *store.Tx) error {
+		for rel, body := range files {
+			d := record.NewDocument()
+			d.RelPath, d.DocType, d.SizeBytes, d.Status = rel, record.DocText, int64(len(body)), record.StatusOK
+			if strings.HasSuffix(rel, ".bin") {
+				d.DocType = record.DocBinaryIgnored
+			}
+			if code, ok := status[rel]; ok {
+				d.Status, d.Code = record.StatusSkipped, code
+			}
+			id, err := tx.UpsertDocument(d, strings.ToUpper(rel))
+			if err != nil {
+				return err
+			}
+			if err := tx.SetDocumentAbout(id, "about "+rel, nil); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := rootfs.Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := config.Default()
+	ex, err := exclude.New(cfg.Security.PathExcludes, cfg.Security.SecretPatterns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Server{Store: st, Root: r, Dir: dir, Exclude: ex, Config: cfg, PageSize: 2}
+	ct, stt := mcp.NewInMemoryTransports()
+	if _, err := s.MCP().Connect(ctx, stt, nil); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return s, cs
+}
+
+func TestResourcesListReadAndComplete(t *testing.T) {
+	files := map[string]string{
+		"a.txt": "alpha\n", "docs/b.md": "# B\n", "docs/c.txt": "gamma\n", "img/d.bin": "\x00\x01\x02\xff",
+		"leak.txt": "token = abcdefghijklmnopqrstuvwxyz0123\n", "src/e.go": "package e\n",
+	}
+	_, cs := newIndexedServer(t, files, map[string]string{"leak.txt": "SECRET_EXCLUDED", "img/d.bin": "BINARY_SKIPPED"})
+	ctx := context.Background()
+
+	var names []string
+	pages := 0
+	var cursor string
+	for {
+		res, err := cs.ListResources(ctx, &mcp.ListResourcesParams{Cursor: cursor})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages++
+		for _, r := range res.Resources {
+			names = append(names, r.Name)
+			if r.URI != ResourceURI(r.Name) || r.Title != strings.ToUpper(r.Name) || r.Description != "about "+r.Name || r.MIMEType == "" {
+				t.Errorf("resource %+v", r)
+			}
+		}
+		if cursor = res.NextCursor; cursor == "" {
+			break
+		}
+	}
+	want := []string{"a.txt", "docs/b.md", "docs/c.txt", "img/d.bin", "src/e.go"}
+	if slices.Sort(names); !slices.Equal(names, want) || pages != 3 {
+		t.Errorf("listed %v in %d pages, want %v in 3 (page size 2; the secret file excluded)", names, pages, want)
+	}
+
+	rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: ResourceURI("docs/b.md")})
+	if err != nil || rr.Contents[0].Text != "# B\n" || rr.Contents[0].MIMEType != "text/markdown" {
+		t.Errorf("read text: %+v %v", rr, err)
+	}
+	rr, err = cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: ResourceURI("img/d.bin")})
+	if err != nil || string(rr.Contents[0].Blob) != files["img/d.bin"] {
+		t.Errorf("read blob: %+v %v", rr, err)
+	}
+	for uri, code := range map[string]string{
+		ResourceURI("leak.txt"):             "FORBIDDEN",
+		"dir2mcp:///../etc/passwd":          "PATH_OUTSIDE_ROOT",
+		ResourceURI("missing.txt"):          "FILE_NOT_FOUND",
+		ResourceURI(".dir2mcp/meta.sqlite"): "FORBIDDEN",
+		"dir2mcp://host/a.txt":              "", // not a dir2mcp URI: the template does not match
+	} {
+		_, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+		if err == nil || (code != "" && !strings.Contains(err.Error(), code)) {
+			t.Errorf("read %s: %v, want %s", uri, err, code)
+		}
+	}
+
+	complete := func(ref *mcp.CompleteReference, arg, v string) []string {
+		t.Helper()
+		res, err := cs.Complete(ctx, &mcp.CompleteParams{Ref: ref, Argument: mcp.CompleteParamsArgument{Name: arg, Value: v}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Completion.Values
+	}
+	tpl := &mcp.CompleteReference{Type: "ref/resource", URI: fileTemplate.URITemplate}
+	if got := complete(tpl, "path", "docs/"); !slices.Equal(got, []string{"docs/b.md", "docs/c.txt"}) {
+		t.Errorf("complete path docs/: %v", got)
+	}
+	if got := complete(tpl, "path", "C.TXT"); !slices.Equal(got, []string{"docs/c.txt"}) {
+		t.Errorf("complete by substring: %v", got)
+	}
+	prompt := &mcp.CompleteReference{Type: "ref/prompt", Name: "find-implementation"}
+	if got := complete(prompt, "path_prefix", "d"); !slices.Equal(got, []string{"docs/"}) {
+		t.Errorf("complete path_prefix: %v", got)
+	}
+	if got := complete(&mcp.CompleteReference{Type: "ref/prompt", Name: "explain-file"}, "rel_path", "src"); !slices.Equal(got, []string{"src/e.go"}) {
+		t.Errorf("complete rel_path: %v", got)
+	}
+	if got := complete(&mcp.CompleteReference{Type: "ref/prompt", Name: "unknown"}, "x", "a"); len(got) != 0 {
+		t.Errorf("unknown ref: %v", got)
+	}
+
+	var prompts []*mcp.Prompt
+	for p, err := range cs.Prompts(ctx, nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		prompts = append(prompts, p)
+	}
+	if len(prompts) < 3 {
+		t.Fatalf("%d prompts", len(prompts))
+	}
+	for _, p := range prompts {
+		if p.Description == "" || len(p.Arguments) == 0 {
+			t.Errorf("prompt %s lacks a description or arguments", p.Name)
+		}
+	}
+	if _, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "find-implementation", Arguments: map[string]string{}}); err == nil || !strings.Contains(err.Error(), "what") {
+		t.Errorf("missing required argument: %v", err)
+	}
+	gp, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "find-implementation", Arguments: map[string]string{"what": "retry backoff", "path_prefix": "src/"}})
+	if err != nil || !strings.Contains(gp.Messages[0].Content.(*mcp.TextContent).Text, `"retry backoff"`) ||
+		!strings.Contains(gp.Messages[0].Content.(*mcp.TextContent).Text, "src/") {
+		t.Errorf("prompt text: %+v %v", gp, err)
+	}
+}
+
+// BenchmarkCatalogRefresh measures the periodic resource-list poll on an
+// index the size of the Go standard library (12,000 files, no change).
+func BenchmarkCatalogRefresh(b *testing.B) {
+	files := map[string]string{}
+	for i := range 12000 {
+		files[filepath.Join("pkg", string(rune('a'+i%26)), "f"+strings.Repeat("x", i%7)+itoa(i)+".go")] = "package x\n"
+	}
+	s, _ := newIndexedServer(b, files, nil)
+	ctx := context.Background()
+	b.Run("full", func(b *testing.B) {
+		for range b.N {
+			if err := s.Refresh(ctx); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("unchanged-poll", func(b *testing.B) {
+		for range b.N {
+			if err := s.catalog.refresh(ctx, false); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }

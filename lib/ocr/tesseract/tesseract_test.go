@@ -1,0 +1,110 @@
+package tesseract
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dir2mcp/dir2mcp/lib/cache"
+	"github.com/dir2mcp/dir2mcp/lib/errcode"
+	"github.com/dir2mcp/dir2mcp/lib/ocr"
+)
+
+func engine(t *testing.T) *Engine {
+	t.Helper()
+	if !Available() {
+		t.Skip("tesseract is not installed; apt-get install tesseract-ocr tesseract-ocr-eng poppler-utils to run the offline OCR tests")
+	}
+	e, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func fixture(t *testing.T, name string) []byte {
+	b, err := os.ReadFile(filepath.Join("..", "..", "..", "testdata", "multimodal", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func flat(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func TestImageText(t *testing.T) {
+	e := engine(t)
+	res, err := e.OCR(context.Background(), ocr.Document{Data: fixture(t, "invoice.png"), MIME: "image/png", Name: "invoice.png"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Pages) != 1 || !strings.Contains(flat(res.Pages[0].Markdown), "Payment deadline: 15 March 2026") {
+		t.Fatalf("pages %+v", res.Pages)
+	}
+	if res.Provider != "tesseract" || !strings.HasPrefix(res.Model, "tesseract-") || !strings.HasSuffix(res.Model, "/eng@200") {
+		t.Fatalf("provider %q model %q", res.Provider, res.Model)
+	}
+}
+
+func TestScannedPDF(t *testing.T) {
+	e := engine(t)
+	if e.opt.PDFToPPM == "" {
+		t.Skip("pdftoppm is not installed; apt-get install poppler-utils")
+	}
+	res, err := e.OCR(context.Background(), ocr.Document{Data: fixture(t, "scanned.pdf"), MIME: "application/pdf", Name: "scanned.pdf"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Pages) != 1 || res.Pages[0].Number != 1 || !strings.Contains(flat(res.Pages[0].Markdown), "restart the ingest worker") {
+		t.Fatalf("pages %+v", res.Pages)
+	}
+	res, err = e.OCR(context.Background(), ocr.Document{Data: fixture(t, "digital.pdf"), MIME: "application/pdf", Pages: []int{3}})
+	if err != nil || len(res.Pages) != 1 || res.Pages[0].Number != 3 || !strings.Contains(flat(res.Pages[0].Markdown), "thirty second windows") {
+		t.Fatalf("page 3: %+v %v", res, err)
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	e := engine(t)
+	_, err := e.OCR(context.Background(), ocr.Document{Data: []byte("\x89PNG\r\n\x1a\nbroken"), MIME: "image/png", Name: "bad.png"})
+	if ce := errcode.As(err); ce.Code != errcode.OCRFailed || !strings.Contains(ce.Message, "bad.png") {
+		t.Fatalf("corrupt image: %v", err)
+	}
+	if _, err := e.OCR(context.Background(), ocr.Document{Data: []byte("x"), MIME: "text/plain"}); errcode.Of(err) != errcode.DocTypeUnsupported {
+		t.Fatalf("text: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := e.OCR(ctx, ocr.Document{Data: fixture(t, "invoice.png"), MIME: "image/png"}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled: %v", err)
+	}
+}
+
+func TestMissingBinaryIsExplained(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	_, err := New(Options{})
+	if ce := errcode.As(err); ce.Code != errcode.OCRFailed || !strings.Contains(ce.Message, "apt-get install tesseract-ocr") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestCachedEngineRecognisesOnce(t *testing.T) {
+	e := engine(t)
+	store := cache.Open(t.TempDir())
+	c := ocr.Cached(e, store)
+	doc := ocr.Document{Data: fixture(t, "invoice.png"), MIME: "image/png"}
+	first, err := c.OCR(context.Background(), doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := c.OCR(context.Background(), doc)
+	if err != nil || second.Pages[0].Markdown != first.Pages[0].Markdown {
+		t.Fatalf("second: %+v %v", second, err)
+	}
+	if hits, misses := store.Stats(); hits != 1 || misses != 1 {
+		t.Fatalf("hits %d misses %d", hits, misses)
+	}
+}
