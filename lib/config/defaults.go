@@ -53,7 +53,7 @@ func Default() *Config {
 			MaxChars:     2500,
 			OverlapChars: 250,
 			MinChars:     200,
-			Code:         CodeChunking{MaxLines: 200, OverlapLines: 30},
+			Code:         CodeChunking{MaxLines: 80, OverlapLines: 12},
 			Transcript:   TranscriptChunks{SegmentMs: 30000, OverlapMs: 5000},
 		},
 		STT: STTConfig{

