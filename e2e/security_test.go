@@ -20,6 +20,7 @@ func TestOpenFileConfinement(t *testing.T) {
 	if err := os.Symlink(filepath.Join(outside, "passwd"), filepath.Join(dir, "link-out")); err != nil {
 		t.Fatal(err)
 	}
+	writeFile(t, filepath.Join(dir, ".dir2mcp.yaml"), "version: 1\nmistral:\n  api_key: plaintext-key-in-config-0123456789\n")
 	p := start(t, "dir2mcp", nil, upArgs(dir)...)
 	c := newMCP(t, p.connect())
 	c.initialize()
@@ -31,7 +32,7 @@ func TestOpenFileConfinement(t *testing.T) {
 			t.Errorf("open_file(%q) = %q %v, want PATH_OUTSIDE_ROOT", rel, got, r.Content)
 		}
 	}
-	for _, rel := range []string{"secrets/creds.txt", ".env", ".dir2mcp/secret.token", ".dir2mcp/meta.sqlite"} {
+	for _, rel := range []string{"secrets/creds.txt", ".env", ".dir2mcp/secret.token", ".dir2mcp/meta.sqlite", ".dir2mcp.yaml"} {
 		r := c.tool("dir2mcp.open_file", map[string]any{"rel_path": rel})
 		if got := r.errCode(); got != "FORBIDDEN" {
 			t.Errorf("open_file(%q) = %q, want FORBIDDEN", rel, got)
@@ -40,14 +41,23 @@ func TestOpenFileConfinement(t *testing.T) {
 			t.Errorf("open_file(%q) leaked content", rel)
 		}
 	}
-	// The secret file is listed as skipped, not indexed.
-	r := c.tool("dir2mcp.list_files", map[string]any{"path_prefix": "secrets/"})
+	// Secret and path-excluded files are not even listed; binaries are, as skipped.
+	r := c.tool("dir2mcp.list_files", map[string]any{})
 	var list struct {
 		Files []struct{ RelPath, Status, Reason string }
 	}
 	json.Unmarshal(r.StructuredContent, &list)
-	if len(list.Files) != 1 || list.Files[0].Status != "skipped" || !strings.Contains(list.Files[0].Reason, "SECRET") {
-		t.Errorf("secrets/ listing = %+v", list.Files)
+	skipped := 0
+	for _, f := range list.Files {
+		if f.RelPath == "secrets/creds.txt" || f.RelPath == ".env" {
+			t.Errorf("excluded file listed: %+v", f)
+		}
+		if f.Status == "skipped" {
+			skipped++
+		}
+	}
+	if skipped == 0 {
+		t.Errorf("binary files should be listed as skipped: %+v", list.Files)
 	}
 	// A normal file opens at exact lines.
 	r = c.tool("dir2mcp.open_file", map[string]any{"rel_path": "src/ledger/ledger.go", "start_line": 19, "end_line": 20})

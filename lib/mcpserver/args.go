@@ -39,6 +39,9 @@ func parseArgs(raw json.RawMessage, allowed ...string) (*args, error) {
 	}
 	if len(unknown) > 0 {
 		sort.Strings(unknown)
+		if len(allowed) == 0 {
+			return nil, errcode.FieldError(errcode.InvalidField, unknown[0], "unknown argument %q (this tool takes no arguments)", unknown[0])
+		}
 		return nil, errcode.FieldError(errcode.InvalidField, unknown[0], "unknown argument %q (allowed: %s)", unknown[0], strings.Join(allowed, ", "))
 	}
 	return a, nil

@@ -14,7 +14,7 @@ func (s *Server) ask(ctx context.Context, raw json.RawMessage) (toolOut, error) 
 	if err != nil {
 		return toolOut{}, err
 	}
-	req, err := searchRequest(a, "question")
+	req, err := searchRequest(a, "question", s.Config.RAG.KDefault)
 	if err != nil {
 		return toolOut{}, err
 	}

@@ -49,7 +49,9 @@ func (s *Server) listFiles(ctx context.Context, raw json.RawMessage) (toolOut, e
 	if err != nil {
 		return toolOut{}, err
 	}
-	f := store.DocFilter{PathPrefix: strings.TrimPrefix(prefix, "./")}
+	// Files excluded for security are not even named to clients (SPEC §17).
+	f := store.DocFilter{PathPrefix: strings.TrimPrefix(prefix, "./"),
+		HideCodes: []string{string(errcode.PathExcluded), string(errcode.SecretExcluded)}}
 	if glob != "" {
 		p, err := exclude.ParsePattern(glob)
 		if err != nil || p.Negate {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/dir2mcp/dir2mcp/lib/config"
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
@@ -75,7 +76,7 @@ func (s *Server) openFile(ctx context.Context, raw json.RawMessage) (toolOut, er
 	}
 	switch docType {
 	case record.DocPDF, record.DocImage, record.DocAudio, record.DocArchive, record.DocBinaryIgnored:
-		return toolOut{}, errcode.New(errcode.DocTypeUnsupported, "%s is a %s file with no text representation in the index yet", rel, docType)
+		return toolOut{}, errcode.New(errcode.DocTypeUnsupported, "%s has no text representation in the index yet (doc_type %s)", rel, docType)
 	}
 	data, _, err := s.Root.ReadFile(rel, maxOpenBytes)
 	if err != nil {
@@ -101,11 +102,11 @@ func (s *Server) openFile(ctx context.Context, raw json.RawMessage) (toolOut, er
 		hi = endLine
 	}
 	if hasStart || hasEnd {
-		if hi < lo {
-			return toolOut{}, errcode.FieldError(errcode.InvalidRange, "end_line", "end_line %d is before start_line %d", hi, lo)
-		}
 		if lo > total {
 			return toolOut{}, errcode.FieldError(errcode.InvalidRange, "start_line", "start_line %d is past the end of %s (%d lines)", lo, rel, total)
+		}
+		if hasEnd && hi < lo {
+			return toolOut{}, errcode.FieldError(errcode.InvalidRange, "end_line", "end_line %d is before start_line %d", hi, lo)
 		}
 		hi = min(hi, total)
 	}
@@ -162,6 +163,9 @@ func (s *Server) checkAccess(rel string) (string, error) {
 	}
 	if st := s.Dir.Path; abs == st || strings.HasPrefix(abs, st+string(filepath.Separator)) {
 		return "", errcode.FieldError(errcode.Forbidden, "rel_path", "%s is inside the dir2mcp state directory and is never served", clean)
+	}
+	if clean == config.DefaultFileName {
+		return "", errcode.FieldError(errcode.Forbidden, "rel_path", "%s is dir2mcp's config file, which may hold credentials, and is never served", clean)
 	}
 	if pat, ok := s.Exclude.PathExcluded(clean); ok {
 		return "", errcode.FieldError(errcode.Forbidden, "rel_path", "%s is excluded by security.path_excludes (%s)", clean, pat)

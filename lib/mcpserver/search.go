@@ -10,13 +10,18 @@ import (
 )
 
 // searchArgs decodes the filter arguments shared by search and ask.
-func searchRequest(a *args, queryField string) (retrieve.Request, error) {
+// searchRequest decodes the arguments shared by search and ask; k defaults
+// to defK (rag.k_default).
+func searchRequest(a *args, queryField string, defK int) (retrieve.Request, error) {
 	var r retrieve.Request
 	var err error
+	if defK < 1 || defK > retrieve.MaxK {
+		defK = 10
+	}
 	if r.Query, err = a.str(queryField, true); err != nil {
 		return r, err
 	}
-	if r.K, _, err = a.integer("k", 10, 1, retrieve.MaxK); err != nil {
+	if r.K, _, err = a.integer("k", defK, 1, retrieve.MaxK); err != nil {
 		return r, err
 	}
 	if r.Index, err = a.enum("index", retrieve.IndexAuto, retrieve.IndexAuto, retrieve.IndexText, retrieve.IndexCode, retrieve.IndexBoth); err != nil {
@@ -42,7 +47,7 @@ func (s *Server) search(ctx context.Context, raw json.RawMessage) (toolOut, erro
 	if err != nil {
 		return toolOut{}, err
 	}
-	req, err := searchRequest(a, "query")
+	req, err := searchRequest(a, "query", s.Config.RAG.KDefault)
 	if err != nil {
 		return toolOut{}, err
 	}
@@ -73,7 +78,11 @@ func summarizeHits(res retrieve.Result) string {
 	if len(res.Hits) == 0 {
 		fmt.Fprintf(&b, "No matches for %q.", res.Query)
 	} else {
-		fmt.Fprintf(&b, "%d result(s) for %q (index: %s):\n", len(res.Hits), res.Query, res.IndexUsed)
+		fmt.Fprintf(&b, "%d result(s) for %q", len(res.Hits), res.Query)
+		if res.IndexUsed != "" {
+			fmt.Fprintf(&b, " (index: %s)", res.IndexUsed)
+		}
+		b.WriteString(":\n")
 		for i, h := range res.Hits {
 			fmt.Fprintf(&b, "\n%d. %s score=%.4f\n", i+1, retrieve.Cite(h.RelPath, h.Span), h.Score)
 			for _, ln := range strings.Split(h.Snippet, "\n") {

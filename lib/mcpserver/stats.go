@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/dir2mcp/dir2mcp/lib/indexer"
@@ -87,8 +89,8 @@ func (s *Server) stats(ctx context.Context, raw json.RawMessage) (toolOut, error
 		}
 		res.Vectors[kind] = v
 	}
-	summary := fmt.Sprintf("Index of %s: %d documents (%v), %d chunks, %d embedded, %d pending; indexing running=%v; embedders text=%s code=%s",
-		res.Root, counts.Documents, counts.ByStatus, counts.Chunks, counts.Embedded, counts.Pending, st.Running,
+	summary := fmt.Sprintf("Index of %s: %d documents (%s), %d chunks, %d embedded, %d pending; indexing running=%v; embedders text=%s code=%s",
+		res.Root, counts.Documents, countList(counts.ByStatus), counts.Chunks, counts.Embedded, counts.Pending, st.Running,
 		s.Models.EmbedText, s.Models.EmbedCode)
 	return toolOut{out: res, summary: summary}, nil
 }
@@ -116,4 +118,18 @@ func (s *Server) currentStatus(ctx context.Context) indexer.Status {
 		Run: indexer.Snapshot{Scanned: ix.Scanned, Indexed: ix.Indexed, Unchanged: ix.Unchanged, Skipped: ix.Skipped,
 			Deleted: ix.Deleted, Errors: ix.Errors},
 	}
+}
+
+// countList renders counts as "ok=9 skipped=4" in key order.
+func countList(m map[string]int64) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s=%d", k, m[k])
+	}
+	return strings.Join(parts, " ")
 }

@@ -86,6 +86,9 @@ type DocFilter struct {
 	PathPrefix     string
 	Match          func(relPath string) bool // extra predicate (glob), applied in order
 	IncludeDeleted bool
+	// HideCodes leaves out documents whose error_code is one of these
+	// (files excluded as secrets must not even be listed to clients).
+	HideCodes []string
 }
 
 // ListDocuments returns documents in rel_path order matching f, after
@@ -100,6 +103,12 @@ func (s *Store) ListDocuments(ctx context.Context, f DocFilter, limit, offset in
 		lo, hi := prefixRange(f.PathPrefix)
 		q += " AND rel_path >= ? AND rel_path < ?"
 		args = append(args, lo, hi)
+	}
+	if len(f.HideCodes) > 0 {
+		q += " AND COALESCE(error_code, '') NOT IN (" + placeholders(len(f.HideCodes)) + ")"
+		for _, c := range f.HideCodes {
+			args = append(args, c)
+		}
 	}
 	q += " ORDER BY rel_path"
 	rows, err := s.rd.QueryContext(ctx, q, args...)
