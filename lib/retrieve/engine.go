@@ -158,7 +158,7 @@ func (e *Engine) Search(ctx context.Context, req Request) (Result, error) {
 			list = append(list, c)
 		}
 	}
-	e.fuse(list, route, req.Mode)
+	e.fuse(list, route, req.Mode, !mentionsTests(req.Query))
 
 	// Pick the hits (at most MaxPerFile per file), then load their text.
 	perFile := map[string]int{}
@@ -247,7 +247,7 @@ func (e *Engine) loadRefs(ctx context.Context, cands map[int64]*candidate) error
 // first. A chunk holding an identifier the query names counts as a top
 // lexical match, so a weak vector neighbour cannot outrank a chunk that
 // literally contains the rare identifier the user typed.
-func (e *Engine) fuse(list []*candidate, route route, mode string) {
+func (e *Engine) fuse(list []*candidate, route route, mode string, demoteTests bool) {
 	wl, wv := e.Tuning.LexicalWeight, e.Tuning.VectorWeight
 	if wl <= 0 && wv <= 0 {
 		wl, wv = 1, 1
@@ -259,6 +259,9 @@ func (e *Engine) fuse(list []*candidate, route route, mode string) {
 	}
 	for _, c := range list {
 		c.fused *= route.kindWeight(c.ref.IndexKind)
+		if demoteTests && IsTestFile(c.ref.RelPath) {
+			c.fused *= testPrior
+		}
 	}
 	sort.Slice(list, func(i, j int) bool {
 		if list[i].fused != list[j].fused {

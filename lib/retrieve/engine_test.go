@@ -263,3 +263,14 @@ func TestLooksLikeCode(t *testing.T) {
 		}
 	}
 }
+
+func TestTestFilesAreDemotedUnlessAsked(t *testing.T) {
+	for p, want := range map[string]bool{
+		"tar/reader_test.go": true, "pkg/test_utils.py": true, "src/app.spec.ts": true, "a/testdata/x.go": true,
+		"tests/helpers.py": true, "tar/reader.go": false, "docs/testing.md": false, "latest/x.go": false,
+	} {
+		if got := retrieve.IsTestFile(p); got != want {
+			t.Errorf("IsTestFile(%q) = %v", p, got)
+		}
+	}
+}

@@ -1,0 +1,46 @@
+package retrieve
+
+import (
+	"path"
+	"strings"
+
+	"github.com/dir2mcp/dir2mcp/lib/lexical"
+)
+
+// testPrior scales the fused score of test files. A question about what the
+// code does is best answered by the implementation; tests repeat its names
+// and vocabulary and would otherwise crowd the top. Queries that mention
+// tests get no demotion.
+const testPrior = 0.8
+
+// IsTestFile reports whether a path looks like a test, fixture or example
+// file in common language conventions.
+func IsTestFile(rel string) bool {
+	base := path.Base(rel)
+	switch {
+	case strings.HasSuffix(base, "_test.go"),
+		strings.HasPrefix(base, "test_") && strings.HasSuffix(base, ".py"),
+		strings.HasSuffix(base, "_test.py"),
+		strings.Contains(base, ".test."), strings.Contains(base, ".spec."),
+		strings.HasSuffix(base, "Test.java"), strings.HasSuffix(base, "Tests.cs"),
+		strings.HasSuffix(base, "_spec.rb"):
+		return true
+	}
+	for _, dir := range strings.Split(path.Dir(rel), "/") {
+		switch dir {
+		case "test", "tests", "__tests__", "testdata", "spec", "fixtures":
+			return true
+		}
+	}
+	return false
+}
+
+// mentionsTests reports whether the query is about tests.
+func mentionsTests(q string) bool {
+	for _, t := range lexical.Terms(q) {
+		if strings.HasPrefix(t, "test") || strings.HasPrefix(t, "spec") || t == "fixture" || t == "fixtures" {
+			return true
+		}
+	}
+	return false
+}
