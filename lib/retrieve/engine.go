@@ -158,7 +158,15 @@ func (e *Engine) Search(ctx context.Context, req Request) (Result, error) {
 			list = append(list, c)
 		}
 	}
-	e.fuse(list, route, req.Mode, !mentionsTests(req.Query))
+	wv := e.Tuning.VectorWeight
+	if req.Mode == ModeHybrid && e.Tuning.Fusion != "rrf" {
+		cov, err := e.lexicalCoverage(ctx, list, req.Query)
+		if err != nil {
+			return Result{}, err
+		}
+		wv *= math.Pow(2, 1-2*cov)
+	}
+	e.fuse(list, route, wv, !mentionsTests(req.Query))
 
 	// Pick the hits (at most MaxPerFile per file), then load their text.
 	perFile := map[string]int{}
@@ -247,8 +255,8 @@ func (e *Engine) loadRefs(ctx context.Context, cands map[int64]*candidate) error
 // first. A chunk holding an identifier the query names counts as a top
 // lexical match, so a weak vector neighbour cannot outrank a chunk that
 // literally contains the rare identifier the user typed.
-func (e *Engine) fuse(list []*candidate, route route, mode string, demoteTests bool) {
-	wl, wv := e.Tuning.LexicalWeight, e.Tuning.VectorWeight
+func (e *Engine) fuse(list []*candidate, route route, wv float64, demoteTests bool) {
+	wl := e.Tuning.LexicalWeight
 	if wl <= 0 && wv <= 0 {
 		wl, wv = 1, 1
 	}
@@ -272,6 +280,35 @@ func (e *Engine) fuse(list []*candidate, route route, mode string, demoteTests b
 		}
 		return list[i].id < list[j].id
 	})
+}
+
+// lexicalCoverage is the share of the query's terms found in the best
+// lexical candidate: near 1 when BM25 found a chunk that says what the user
+// typed, low when it only matched a few words. Hybrid fusion leans on the
+// vector channel in proportion to what BM25 leaves unexplained: its weight
+// is halved at full coverage and doubled at none.
+func (e *Engine) lexicalCoverage(ctx context.Context, list []*candidate, q string) (float64, error) {
+	var top *candidate
+	for _, c := range list {
+		if c.lexRank == 1 {
+			top = c
+		}
+	}
+	terms := lexical.Terms(q)
+	if top == nil || len(terms) == 0 {
+		return 0, nil
+	}
+	metas, err := e.Store.ChunkMetas(ctx, []int64{top.id})
+	if err != nil {
+		return 0, err
+	}
+	m, ok := metas[top.id]
+	if !ok {
+		return 0, nil
+	}
+	set := lexical.NewTermSet(terms)
+	covered := set.Covered(m.Text + "\n" + m.RelPath + "\n" + m.Title)
+	return float64(len(covered)) / float64(len(set)), nil
 }
 
 // fuseCC is a convex combination of each channel's scores min-max
