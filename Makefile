@@ -56,6 +56,12 @@ conformance: build
 # hot paths, then the end-to-end run on the Go standard library source.
 bench: build
 	$(GO) test $(GOFLAGS) -run '^$$' -bench . -benchtime 2x ./lib/... 2>&1 | grep -E '^(Benchmark|ok|PASS|FAIL|goos|cpu)' || true
+	@echo "== embedding throughput, whole pipeline, fake Mistral answering after 50 ms (target: >= 20 chunks/s/slot)"
+	$(GO) test $(GOFLAGS) -run '^$$' -bench 'EmbedStageMistral|EmbedThroughput' -benchtime 3x ./lib/indexer/ ./lib/provider/mistral/ 2>&1 | grep -E '^Benchmark' || true
+	@echo "== PDF text-layer extraction (MB/s of PDF input)"
+	$(GO) test $(GOFLAGS) -run '^$$' -bench 'BenchmarkExtract' -benchtime 1s ./lib/pdf/ 2>&1 | grep -E '^Benchmark' || true
+	@echo "x402 gate on an ungated search (target: overhead-% and gate-% < 2):"
+	$(GO) test $(GOFLAGS) -run '^$$' -bench '^BenchmarkPaymentGateOverhead$$' -benchtime 5x ./lib/mcpserver 2>&1 | grep -E '^(Benchmark|FAIL)' || true
 	$(GO) run $(GOFLAGS) ./scripts/bench -bin $(BIN)
 
 # Retrieval quality on the gostd sets (indexes the Go standard library twice;

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/dir2mcp/dir2mcp/lib/provider/mistral/mistraltest"
 )
 
 // TestUpEventsAndSecrets checks the --json event contract (SPEC §3.2), a
@@ -21,7 +23,11 @@ func TestUpEventsAndSecrets(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "notes", "corrupt.txt"), bad)
 	const apiKey = "mistral-test-key-0123456789abcdef"
 	const token = "env-token-0123456789abcdefghijklmnop"
-	p := start(t, "dir2mcp", []string{"MISTRAL_API_KEY=" + apiKey, "DIR2MCP_AUTH_TOKEN=" + token}, upArgs(dir)...)
+	// The key is really used (embeddings, OCR) against a fake Mistral.
+	fake := mistraltest.New()
+	defer fake.Close()
+	fake.Key = apiKey
+	p := start(t, "dir2mcp", []string{"MISTRAL_API_KEY=" + apiKey, "DIR2MCP_AUTH_TOKEN=" + token, "DIR2MCP_MISTRAL_BASE_URL=" + fake.URL}, upArgs(dir)...)
 
 	var names []string
 	var conn map[string]any
@@ -52,6 +58,9 @@ func TestUpEventsAndSecrets(t *testing.T) {
 		case <-deadline:
 			t.Fatalf("no index_complete; events %v", names)
 		}
+	}
+	if fake.Calls(mistraltest.Embeddings) == 0 {
+		t.Error("the Mistral key was not used for embeddings")
 	}
 	order := strings.Join(names, ",")
 	for _, want := range []string{"index_loaded,server_started,connection", "file_error", "scan_progress", "embed_progress"} {

@@ -30,6 +30,16 @@ var toolCalls = map[string]map[string]any{
 	"dir2mcp.stats":      {},
 }
 
+// providerToolCalls are valid arguments for the tools that need a model
+// provider; testdata/corpus is served without keys, so each fails with
+// CONFIG_INVALID saying how to configure one.
+var providerToolCalls = map[string]map[string]any{
+	"dir2mcp.transcribe":         {"rel_path": "README.md"},
+	"dir2mcp.annotate":           {"rel_path": "README.md", "schema_json": map[string]any{"type": "object"}},
+	"dir2mcp.transcribe_and_ask": {"rel_path": "README.md", "question": "what is this?"},
+	"dir2mcp.ask_audio":          {"question": "How are ledger entries reconciled?"},
+}
+
 type bearerRT struct{ token string }
 
 func (b bearerRT) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -92,7 +102,7 @@ func exerciseGoSDK(t *testing.T, cs *sdk.ClientSession) {
 		t.Errorf("negotiated %s", v)
 	}
 	tools, err := cs.ListTools(ctx, nil)
-	if err != nil || len(tools.Tools) != len(toolCalls) {
+	if err != nil || len(tools.Tools) != len(toolCalls)+len(providerToolCalls) {
 		t.Fatalf("tools/list: %v %v", tools, err)
 	}
 	var uris []string
@@ -143,6 +153,13 @@ func exerciseGoSDK(t *testing.T, cs *sdk.ClientSession) {
 			if links == 0 {
 				t.Errorf("search result has no resource_link items")
 			}
+		}
+	}
+	for name, args := range providerToolCalls {
+		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: args})
+		b, _ := json.Marshal(res.StructuredContent)
+		if err != nil || !res.IsError || !strings.Contains(string(b), `"code":"`) {
+			t.Errorf("%s without providers: %v %s", name, err, b)
 		}
 	}
 	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "dir2mcp.search", Arguments: map[string]any{"query": "x", "k": 0}})
@@ -234,7 +251,7 @@ func checkTSReport(t *testing.T, r tsReport, http bool) {
 	if r.Error != nil {
 		t.Fatalf("client error: %v", r.Error)
 	}
-	if len(r.Tools) != len(toolCalls) || len(r.Resources) == 0 || len(r.Templates) != 1 || len(r.Prompts) < 3 {
+	if len(r.Tools) != len(toolCalls)+len(providerToolCalls) || len(r.Resources) == 0 || len(r.Templates) != 1 || len(r.Prompts) < 3 {
 		t.Errorf("lists: %d tools, %d resources, %d templates, %d prompts", len(r.Tools), len(r.Resources), len(r.Templates), len(r.Prompts))
 	}
 	for name, pr := range r.PromptResults {

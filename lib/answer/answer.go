@@ -1,5 +1,8 @@
 // Package answer implements ask (SPEC §9.4): retrieve hits for a question
-// and answer from them with citations. Without a chat model the answer is
+// and answer from them with citations. With a chat model the answer is
+// generated from the hits (the system prompt, the question and the hits'
+// text with their citations, within rag.max_context_chars), and only
+// citations that point at a hit are kept. Without one the answer is
 // extractive: the sentences and code lines of the hits that best cover the
 // question, each followed by its citation, quoted verbatim.
 package answer
@@ -10,7 +13,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/dir2mcp/dir2mcp/lib/errcode"
 	"github.com/dir2mcp/dir2mcp/lib/lexical"
+	"github.com/dir2mcp/dir2mcp/lib/provider"
 	"github.com/dir2mcp/dir2mcp/lib/record"
 	"github.com/dir2mcp/dir2mcp/lib/retrieve"
 )
@@ -50,6 +55,12 @@ type Asker struct {
 	Engine *retrieve.Engine
 	// MaxContextChars bounds the text an answer draws on (rag.max_context_chars).
 	MaxContextChars int
+	// Chat generates answers; nil means extractive answers.
+	Chat provider.Chatter
+	// ChatModel is the model Chat is asked for.
+	ChatModel string
+	// SystemPrompt opens every generation (rag.system_prompt).
+	SystemPrompt string
 }
 
 // Ask answers req.Query (the question). Mode search_only returns hits only.
@@ -58,12 +69,35 @@ func (a *Asker) Ask(ctx context.Context, req retrieve.Request, mode string) (Res
 	if err != nil {
 		return Result{}, err
 	}
-	out := Result{Question: req.Query, Hits: res.Hits, Citations: []Citation{}, IndexingComplete: res.IndexingComplete, AnswerKind: KindNone}
 	if mode == ModeSearchOnly {
+		return Result{Question: req.Query, Hits: res.Hits, Citations: []Citation{}, IndexingComplete: res.IndexingComplete, AnswerKind: KindNone}, nil
+	}
+	return a.Answer(ctx, req.Query, res.Hits, res.IndexingComplete)
+}
+
+// Answer answers question from hits: generated with the chat model when
+// there is one (quoting instead if it fails), else extractive.
+func (a *Asker) Answer(ctx context.Context, question string, hits []retrieve.Hit, complete bool) (Result, error) {
+	out := Result{Question: question, Hits: hits, Citations: []Citation{}, IndexingComplete: complete, AnswerKind: KindExtractive}
+	if out.Hits == nil {
+		out.Hits = []retrieve.Hit{}
+	}
+	if a.Chat != nil && len(hits) > 0 {
+		ans, cites, err := a.generate(ctx, question, hits)
+		if err == nil {
+			out.AnswerKind, out.Answer, out.Citations = KindGenerated, ans, cites
+			return out, nil
+		}
+		if ctx.Err() != nil {
+			return Result{}, ctx.Err()
+		}
+		ans, out.Citations = extractive(question, hits, a.maxChars())
+		_, quotes, _ := strings.Cut(ans, "\n")
+		e := errcode.As(err)
+		out.Answer = fmt.Sprintf("From the indexed files (quoted: the chat model could not answer: %s: %s):\n%s", e.Code, e.Message, quotes)
 		return out, nil
 	}
-	out.AnswerKind = KindExtractive
-	out.Answer, out.Citations = extractive(req.Query, res.Hits, a.maxChars())
+	out.Answer, out.Citations = extractive(question, hits, a.maxChars())
 	return out, nil
 }
 

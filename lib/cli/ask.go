@@ -58,7 +58,14 @@ func runAsk(ctx context.Context, cmd *ucli.Command) error {
 	if cmd.Bool("search-only") {
 		mode = answer.ModeSearchOnly
 	}
-	asker := &answer.Asker{Engine: engine, MaxContextChars: e.cfg.RAG.MaxContextChars}
+	asker := &answer.Asker{Engine: engine, MaxContextChars: e.cfg.RAG.MaxContextChars, SystemPrompt: e.cfg.RAG.SystemPrompt}
+	if mode == answer.ModeAnswer {
+		p, err := e.providers()
+		if err != nil {
+			return err
+		}
+		asker.Chat, asker.ChatModel = p.Chat, p.ChatModel
+	}
 	k := int(cmd.Int("k"))
 	if !cmd.IsSet("k") {
 		k = e.cfg.RAG.KDefault

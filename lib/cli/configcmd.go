@@ -38,7 +38,7 @@ func configCommand() *ucli.Command {
 			},
 			{
 				Name:  "init",
-				Usage: "write a commented .dir2mcp.yaml with every default into the root directory",
+				Usage: "set up .dir2mcp.yaml: a wizard on a terminal (providers, masked API keys), else a commented template with every default",
 				Flags: []ucli.Flag{
 					&ucli.BoolFlag{Name: "force", Usage: "overwrite an existing file"},
 				},
@@ -50,6 +50,10 @@ func configCommand() *ucli.Command {
 					}
 					if _, err := os.Stat(path); err == nil && !cmd.Bool("force") {
 						return errcode.New(errcode.ConfigInvalid, "%s already exists (use --force to overwrite)", path)
+					}
+					if terminal(cmd.Bool("non-interactive")) {
+						w := &wizard{p: ttyPrompter{in: os.Stdin, out: cmd.Root().Writer}, out: cmd.Root().Writer, root: dir, cfgPath: path}
+						return w.run()
 					}
 					if err := atomicfile.Write(path, []byte(config.ExampleYAML()), 0o644); err != nil {
 						return errcode.Wrap(errcode.ConfigInvalid, err, "write %s: %v", path, err)

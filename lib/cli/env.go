@@ -16,6 +16,7 @@ import (
 	"github.com/dir2mcp/dir2mcp/lib/config"
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
 	"github.com/dir2mcp/dir2mcp/lib/events"
+	"github.com/dir2mcp/dir2mcp/lib/models"
 	"github.com/dir2mcp/dir2mcp/lib/rootfs"
 	"github.com/dir2mcp/dir2mcp/lib/state"
 	"github.com/dir2mcp/dir2mcp/lib/store"
@@ -46,6 +47,7 @@ type env struct {
 	stderr  io.Writer
 	ev      *events.Emitter // progress/lifecycle events
 	jsonOut bool
+	models  *models.Set // see providers
 }
 
 // flagKeys maps command-line flags to config key paths (flags > env > file).
@@ -144,7 +146,7 @@ func hasFlag(cmd *ucli.Command, name string) bool {
 
 // registerSecrets makes the event redactor mask every configured secret.
 func registerSecrets(cfg *config.Config) {
-	for _, s := range []config.Secret{cfg.Mistral.APIKey, cfg.STT.Mistral.APIKey, cfg.STT.ElevenLabs.APIKey} {
+	for _, s := range []config.Secret{cfg.Mistral.APIKey, cfg.OpenAI.APIKey, cfg.STT.Mistral.APIKey, cfg.STT.ElevenLabs.APIKey} {
 		events.RegisterSecret(s.Value)
 	}
 }

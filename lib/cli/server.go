@@ -25,6 +25,7 @@ import (
 	"github.com/dir2mcp/dir2mcp/lib/state"
 	"github.com/dir2mcp/dir2mcp/lib/store"
 	"github.com/dir2mcp/dir2mcp/lib/vector"
+	"github.com/dir2mcp/dir2mcp/lib/x402"
 	ucli "github.com/urfave/cli/v3"
 )
 
@@ -58,6 +59,8 @@ type service struct {
 	models  state.Models
 	stdio   bool
 	served  chan error // receives once when serving stops
+	// pending is signalled when a tool stored chunks awaiting embedding.
+	pending chan struct{}
 
 	// HTTP only.
 	ln      net.Listener
@@ -65,15 +68,8 @@ type service struct {
 	handler *mcpserver.HTTPHandler
 	url     string
 	token   state.Token
-}
 
-// models names the models in use for stats and corpus.json.
-func models(cfg *config.Config, embedders map[string]string) state.Models {
-	return state.Models{
-		EmbedText: embedders[record.KindText], EmbedCode: embedders[record.KindCode],
-		OCR: "none (no OCR provider configured)", STTProvider: cfg.STT.Provider,
-		STTModel: "none (no STT provider configured)", Chat: "none (extractive answers)",
-	}
+	payments *x402.Gate // nil when x402 is off
 }
 
 // resourcePoll is how often a server re-reads the index for resource list
@@ -98,6 +94,9 @@ func startService(ctx context.Context, e *env, st *store.Store, status func(cont
 		return nil, err
 	}
 	go s.mcp.WatchResources(ctx, resourcePoll)
+	if s.payments != nil {
+		go probePayments(ctx, e, s.payments)
+	}
 	if s.stdio {
 		go func() { s.served <- s.mcp.ServeStdio(ctx) }()
 		return s, nil
@@ -124,7 +123,7 @@ func (s *service) open(status func(context.Context) indexer.Status) error {
 	for kind, emb := range embs {
 		ids[kind] = emb.ID()
 	}
-	s.models = models(cfg, ids)
+	s.models = e.modelNames(ids)
 	s.engine = retrieve.Open(s.store, e.dir, cfg, embs, time.Second)
 	s.vectors = s.engine.Vectors
 	s.engine.Complete = func() bool {
@@ -134,11 +133,26 @@ func (s *service) open(status func(context.Context) indexer.Status) error {
 		c, err := e.dir.ReadCorpus()
 		return err == nil && !c.Indexing.Running
 	}
+	providers, err := e.providers()
+	if err != nil {
+		return err
+	}
+	s.pending = make(chan struct{}, 1)
 	s.mcp = &mcpserver.Server{
 		Engine: s.engine, Store: s.store, Root: e.root, Dir: e.dir, Exclude: ex, Config: cfg, Models: s.models,
-		Status: status, Logger: serverLogger(e), Events: e.ev,
+		Status: status, Logger: serverLogger(e), Events: e.ev, Providers: providers,
+		Pending: func() {
+			select {
+			case s.pending <- struct{}{}:
+			default:
+			}
+		},
 	}
 	s.mcp.MCP()
+	if s.payments, err = openPayments(e, s.mcp); err != nil {
+		s.engine.Close()
+		return err
+	}
 	return nil
 }
 
@@ -338,6 +352,9 @@ func (s *service) shutdown() error {
 		err = s.http.Shutdown(ctx)
 	}
 	s.engine.Close()
+	if s.payments != nil {
+		err = errors.Join(err, s.payments.Close())
+	}
 	return err
 }
 

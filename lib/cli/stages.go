@@ -43,7 +43,11 @@ func runScan(ctx context.Context, cmd *ucli.Command) error {
 	} else if errcode.Of(err) != errcode.IndexNotReady {
 		return err
 	}
-	changed, err := indexer.PolicyChanged(ctx, st, e.cfg)
+	media, err := e.media()
+	if err != nil {
+		return err
+	}
+	changed, err := indexer.PolicyChanged(ctx, st, e.cfg, media)
 	if err != nil {
 		return err
 	}
@@ -92,14 +96,18 @@ func runExtract(ctx context.Context, cmd *ucli.Command) error {
 		return err
 	}
 	defer st.Close()
-	changed, err := indexer.PolicyChanged(ctx, st, e.cfg)
+	media, err := e.media()
+	if err != nil {
+		return err
+	}
+	changed, err := indexer.PolicyChanged(ctx, st, e.cfg, media)
 	if err != nil {
 		return err
 	}
 	w := record.NewWriter(e.stdout)
 	defer w.Flush()
 	prog := &indexer.Progress{}
-	x := &indexer.Extractor{Store: st, Config: e.cfg, Progress: prog, Events: e.ev,
+	x := &indexer.Extractor{Store: st, Config: e.cfg, Progress: prog, Events: e.ev, Media: media,
 		Out: func(c record.Chunk) error { return w.Write(c) }, Force: cmd.Bool("force") || changed}
 	docs := make(chan record.Document, 256)
 	readErr := make(chan error, 1)
@@ -129,7 +137,7 @@ func runExtract(ctx context.Context, cmd *ucli.Command) error {
 	if err := <-readErr; err != nil {
 		return errcode.Wrap(errcode.InvalidField, err, "stdin: %v", err)
 	}
-	if err := indexer.SavePolicy(ctx, st, e.cfg); err != nil {
+	if err := indexer.SavePolicy(ctx, st, e.cfg, media); err != nil {
 		return err
 	}
 	s := prog.Snapshot()

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -75,18 +76,19 @@ func newJobID() string {
 }
 
 // preflight refuses to start when an enabled feature lacks credentials
-// (SPEC §2.5, §3.3).
+// (SPEC §2.5, §3.3) or the x402 price policy is invalid.
 func preflight(e *env) error {
-	if e.cfg.X402.Mode != "" && e.cfg.X402.Mode != "off" {
-		return errcode.FieldError(errcode.ConfigInvalid, "x402.mode",
-			"x402.mode=%s: paid tool calls are not available in this build; set x402.mode=off (or drop --x402) to serve for free", e.cfg.X402.Mode)
+	if err := checkPayments(e.cfg); err != nil {
+		return err
 	}
 	m := config.MissingCredentials(e.cfg)
 	if len(m) == 0 {
 		return nil
 	}
-	msg := strings.TrimPrefix(config.FormatMissing(m), "ERROR: "+string(errcode.ConfigInvalid)+": ")
-	return errcode.New(errcode.ConfigInvalid, "%s", msg)
+	if e.interactive() {
+		return promptMissing(ttyPrompter{in: os.Stdin, out: e.stderr}, e.stderr, e.cfg, m)
+	}
+	return missingError(m)
 }
 
 // setupIndexer resolves the environment of a command that indexes (up,
@@ -181,7 +183,8 @@ func runUp(ctx context.Context, cmd *ucli.Command) error {
 }
 
 // keepIndexed runs the initial index, then re-runs it incrementally on every
-// burst of file changes until ctx ends. Only a fatal error stops it.
+// burst of file changes (ingest.watch) and whenever a tool stored chunks
+// that await embedding, until ctx ends. Only a fatal error stops it.
 func keepIndexed(ctx context.Context, e *env, st *store.Store, embs map[string]embed.Embedder, svc *service, tr *tracker) error {
 	changed := make(chan struct{}, 1)
 	if e.cfg.Ingest.Watch {
@@ -200,19 +203,21 @@ func keepIndexed(ctx context.Context, e *env, st *store.Store, embs map[string]e
 			e.ev.Emit(events.Error, record.EvFatal, map[string]any{"code": string(errcode.Of(err)), "message": errcode.As(err).Message})
 			return err
 		}
-		if !e.cfg.Ingest.Watch {
-			return nil
-		}
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-changed:
+		case <-svc.pending:
 		}
 	}
 }
 
 // runJob runs one indexing job with progress reporting.
 func runJob(ctx context.Context, e *env, st *store.Store, embs map[string]embed.Embedder, tr *tracker, full bool, svc *service) error {
+	media, err := e.media()
+	if err != nil {
+		return err
+	}
 	mode := "incremental"
 	if full {
 		mode = "full"
@@ -222,18 +227,18 @@ func runJob(ctx context.Context, e *env, st *store.Store, embs map[string]embed.
 	for k, m := range embs {
 		ids[k] = m.ID()
 	}
-	rep := &indexer.Reporter{Root: e.root.Dir(), Dir: e.dir, Store: st, Events: e.ev, Models: models(e.cfg, ids)}
+	rep := &indexer.Reporter{Root: e.root.Dir(), Dir: e.dir, Store: st, Events: e.ev, Models: e.modelNames(ids)}
 	if bar := newProgressBar(e); bar != nil {
 		rep.Line = bar.update
 		defer bar.finish()
 	}
 	stop := rep.Start(ctx, tr.status(ctx).JobID, mode, prog)
 	job := &indexer.Job{Config: e.cfg, Root: e.root.Dir(), Dir: e.dir, Store: st, Embedders: embs,
-		Events: e.ev, Progress: prog, Full: full}
+		Events: e.ev, Progress: prog, Full: full, Media: media}
 	if svc != nil {
 		job.Flushed = svc.refresh
 	}
-	err := job.Run(ctx)
+	err = job.Run(ctx)
 	tr.finish() // before index_complete is reported: searches after it see a finished job
 	if ctx.Err() != nil {
 		stop(nil)

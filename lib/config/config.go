@@ -8,6 +8,8 @@ package config
 type Config struct {
 	Version  int            `yaml:"version"`
 	Mistral  MistralConfig  `yaml:"mistral"`
+	OpenAI   OpenAIConfig   `yaml:"openai"`
+	Ollama   OllamaConfig   `yaml:"ollama"`
 	Embed    EmbedConfig    `yaml:"embed"`
 	Search   SearchConfig   `yaml:"search"`
 	RAG      RAGConfig      `yaml:"rag"`
@@ -45,6 +47,29 @@ type MistralConfig struct {
 	OCRModel       string `yaml:"ocr_model"`
 }
 
+// OpenAIConfig configures an OpenAI or OpenAI-compatible server (vLLM, LM
+// Studio, llama.cpp, LiteLLM, ...), used by embed.provider openai and
+// rag.chat_provider openai (extension to SPEC §16).
+type OpenAIConfig struct {
+	// APIKey is optional: local OpenAI-compatible servers often need none.
+	APIKey         Secret `yaml:"api_key" secret:"OPENAI_API_KEY"`
+	BaseURL        string `yaml:"base_url"`
+	ChatModel      string `yaml:"chat_model"`
+	EmbedTextModel string `yaml:"embed_text_model"`
+	EmbedCodeModel string `yaml:"embed_code_model"` // empty = embed_text_model
+	EmbedDim       int    `yaml:"embed_dim"`        // 0 = the model's default
+}
+
+// OllamaConfig configures a local Ollama server, used by embed.provider
+// ollama and rag.chat_provider ollama (extension to SPEC §16).
+type OllamaConfig struct {
+	BaseURL        string `yaml:"base_url"`
+	ChatModel      string `yaml:"chat_model"`
+	EmbedTextModel string `yaml:"embed_text_model"`
+	EmbedCodeModel string `yaml:"embed_code_model"` // empty = embed_text_model
+	EmbedDim       int    `yaml:"embed_dim"`        // 0 = the model's known dimension
+}
+
 // EmbedConfig selects the embedder (extension to SPEC §16).
 type EmbedConfig struct {
 	// Provider: auto | local | hash | mistral | openai | ollama.
@@ -69,7 +94,11 @@ type SearchConfig struct {
 
 // RAGConfig configures ask (SPEC §9.4).
 type RAGConfig struct {
-	GenerateAnswer   bool   `yaml:"generate_answer"`
+	GenerateAnswer bool `yaml:"generate_answer"`
+	// ChatProvider generates answers: auto | mistral | openai | ollama |
+	// none. auto = mistral when a Mistral key is present, else none
+	// (extractive answers quoted from the hits).
+	ChatProvider     string `yaml:"chat_provider"`
 	KDefault         int    `yaml:"k_default"`
 	SystemPrompt     string `yaml:"system_prompt"`
 	MaxContextChars  int    `yaml:"max_context_chars"`
@@ -145,14 +174,22 @@ type STTProvider struct {
 	Timestamps bool   `yaml:"timestamps"`
 }
 
-// X402Config configures payments (SPEC §18).
+// X402Config configures payments (SPEC §18). Mode decides: off serves
+// every call free, on charges the tools named in route_policy.tools_call
+// (tools, prices), required charges every tools/call. Enabled (and
+// route_policy.tools_call.enabled) are legacy switches: when true and mode
+// is set by no layer, Load turns mode to on; they never turn payments off.
 type X402Config struct {
-	Enabled         bool       `yaml:"enabled"`
-	Mode            string     `yaml:"mode"` // off | on | required
-	FacilitatorURL  string     `yaml:"facilitator_url"`
-	ResourceBaseURL string     `yaml:"resource_base_url"`
-	RoutePolicy     X402Routes `yaml:"route_policy"`
-	Bazaar          X402Bazaar `yaml:"bazaar"`
+	Enabled         bool   `yaml:"enabled"`
+	Mode            string `yaml:"mode"` // off | on | required
+	FacilitatorURL  string `yaml:"facilitator_url"`
+	ResourceBaseURL string `yaml:"resource_base_url"`
+	// FacilitatorTimeout bounds each facilitator request (verify, settle,
+	// supported); a call whose payment cannot be verified in time fails
+	// closed.
+	FacilitatorTimeout Duration   `yaml:"facilitator_timeout"`
+	RoutePolicy        X402Routes `yaml:"route_policy"`
+	Bazaar             X402Bazaar `yaml:"bazaar"`
 }
 
 // X402Routes holds per-route payment policy.
@@ -162,13 +199,25 @@ type X402Routes struct {
 
 // X402Price is the payment requirement for a route.
 type X402Price struct {
-	Enabled bool   `yaml:"enabled"`
+	Enabled bool `yaml:"enabled"`
+	// Price is the default per-call price in whole units of the asset
+	// (USDC: dollars), e.g. "0.001".
 	Price   string `yaml:"price"`
-	Network string `yaml:"network"`
-	Scheme  string `yaml:"scheme"`
-	Asset   string `yaml:"asset"`
-	PayTo   string `yaml:"pay_to"`
-	// Tools lists gated tool names in mode "on" (empty = all tools).
+	Network string `yaml:"network"` // CAIP-2, e.g. eip155:8453
+	Scheme  string `yaml:"scheme"`  // exact
+	// Asset is the token contract/mint; empty = the network's USDC.
+	Asset string `yaml:"asset"`
+	PayTo string `yaml:"pay_to"`
+	// Decimals of Asset (0 = known from the network's default asset).
+	Decimals int `yaml:"decimals"`
+	// Extra is the scheme's extra data for Asset, e.g. the EIP-712 domain
+	// name and version of a custom EVM token (default assets fill it).
+	Extra map[string]string `yaml:"extra"`
+	// MaxTimeoutSeconds is how long a signed payment stays valid; it must
+	// cover the tool's run time, since settlement follows the tool.
+	MaxTimeoutSeconds int `yaml:"max_timeout_seconds"`
+	// Tools lists the tool names charged in mode on (with the keys of
+	// Prices); mode required charges every tool.
 	Tools []string `yaml:"tools"`
 	// Prices overrides Price per tool name.
 	Prices map[string]string `yaml:"prices"`

@@ -22,9 +22,28 @@ mistral:
   embed_code_model: codestral-embed
   ocr_model: mistral-ocr-latest
 
+# OpenAI or an OpenAI-compatible server (vLLM, LM Studio, llama.cpp, LiteLLM)
+# for embed.provider openai and rag.chat_provider openai (dir2mcp extension).
+openai:
+  api_key: ${OPENAI_API_KEY}   # optional for local servers
+  base_url: https://api.openai.com
+  chat_model: ""
+  embed_text_model: text-embedding-3-small
+  embed_code_model: ""     # empty = embed_text_model
+  embed_dim: 0             # 0 = the model's default dimension
+
+# A local Ollama server for embed.provider ollama and rag.chat_provider ollama
+# (dir2mcp extension).
+ollama:
+  base_url: http://localhost:11434
+  chat_model: ""
+  embed_text_model: nomic-embed-text
+  embed_code_model: ""     # empty = embed_text_model
+  embed_dim: 0             # 0 = the model's known dimension
+
 # Embedder selection (dir2mcp extension).
 embed:
-  provider: auto           # auto|local|hash|mistral|openai|ollama (auto: mistral when a key is set, else offline)
+  provider: auto           # auto|local|local-full|hash|mistral|openai|ollama (auto: mistral when a key is set, else local)
   batch_size: 256          # inputs per embed call
   concurrency: 0           # parallel embed calls; 0 = number of CPUs
 
@@ -39,6 +58,7 @@ search:
 
 rag:
   generate_answer: true
+  chat_provider: auto      # auto|mistral|openai|ollama|none (auto: mistral when a key is set, else extractive answers)
   k_default: 10            # 1..50
   system_prompt: |
     You are a retrieval-augmented assistant.
@@ -94,20 +114,24 @@ stt:
     timestamps: true
 
 x402:
-  enabled: false
-  mode: off                # off|on|required (on/required need facilitator_url and pay_to)
-  facilitator_url: ""
-  resource_base_url: ""
+  enabled: false           # legacy switch: true means mode on when mode is not set
+  mode: off                # off|on|required (on: the tools below; required: every tools/call)
+  facilitator_url: ""      # needed by on/required; https unless on a loopback address
+  resource_base_url: ""    # public base URL named in payment requirements
+  facilitator_timeout: 10s # per verify/settle request; slower answers fail closed
   route_policy:
     tools_call:
-      enabled: false
-      price: "0.001"
+      enabled: false       # legacy switch, like x402.enabled
+      price: "0.001"       # default per-call price in whole asset units (USDC: dollars)
       network: "eip155:8453"   # CAIP-2 network id
       scheme: "exact"
-      asset: ""
-      pay_to: ""
-      tools: []            # gated tool names in mode on; empty = all tools
-      prices: {}           # per-tool price overrides, e.g. dir2mcp.ask: "0.01"
+      asset: ""            # empty = the network's USDC; a custom token also needs decimals and extra
+      pay_to: ""           # receiving address (needed by on/required)
+      decimals: 0          # decimals of a custom asset
+      extra: {}            # scheme extra of a custom asset, e.g. name/version (EIP-712 domain)
+      max_timeout_seconds: 300 # how long a signed payment stays valid (covers the tool run)
+      tools: []            # tool names charged in mode on, e.g. [dir2mcp.ask]
+      prices: {}           # per-tool price overrides (also charged in mode on), e.g. dir2mcp.ask: "0.01"
   bazaar:
     enabled: false
     metadata:

@@ -76,6 +76,7 @@ func Load(opts LoadOptions) (*Config, *Sources, error) {
 	if err := applyFlags(cfg, src, opts.Flags); err != nil {
 		return nil, nil, err
 	}
+	normalizeX402(cfg, src)
 	if err := validate(cfg, src); err != nil {
 		return nil, nil, err
 	}

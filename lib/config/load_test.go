@@ -404,7 +404,7 @@ func TestFlags(t *testing.T) {
 	cfg, src, err := Load(LoadOptions{Dir: t.TempDir(), Env: env(nil), Flags: map[string]string{
 		"x402.mode":                                       "on",
 		"x402.facilitator_url":                            "https://f.example",
-		"x402.route_policy.tools_call.pay_to":             "0xabc",
+		"x402.route_policy.tools_call.pay_to":             "0x209693Bc6afc0C5328bA36FaF03C514EF312287C",
 		"x402.route_policy.tools_call.prices.dir2mcp.ask": "0.01",
 		"ingest.size_caps_mb.pdf":                         "40",
 	}})

@@ -26,10 +26,11 @@ func (c *Config) MistralSTTKey() Secret {
 // MissingCredentials lists the credentials that the config explicitly
 // requires but lacks:
 //   - embed.provider mistral needs a Mistral key;
+//   - rag.chat_provider mistral (with rag.generate_answer) needs a Mistral key;
 //   - ingest.images.mode ocr_on needs a Mistral key (OCR);
 //   - ingest.audio.mode on needs the key of stt.provider.
 //
-// Modes that merely allow a provider (embed.provider auto, pdf ocr/auto,
+// Modes that merely allow a provider (embed.provider auto, rag.chat_provider auto, pdf ocr/auto,
 // images ocr_auto, audio auto) are not requirements: without a key dir2mcp
 // stays offline and such documents wait for a provider.
 func MissingCredentials(cfg *Config) []Missing {
@@ -50,6 +51,9 @@ func MissingCredentials(cfg *Config) []Missing {
 	if !cfg.Mistral.APIKey.IsSet() {
 		if cfg.Embed.Provider == "mistral" {
 			add("mistral.api_key", cfg.Mistral.APIKey, "embed.provider is mistral")
+		}
+		if cfg.RAG.ChatProvider == "mistral" && cfg.RAG.GenerateAnswer {
+			add("mistral.api_key", cfg.Mistral.APIKey, "rag.chat_provider is mistral")
 		}
 		if cfg.Ingest.Images.Mode == "ocr_on" {
 			add("mistral.api_key", cfg.Mistral.APIKey, "ingest.images.mode is ocr_on (OCR uses Mistral)")

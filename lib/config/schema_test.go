@@ -16,7 +16,7 @@ func TestEnvVarsCoverEveryKey(t *testing.T) {
 	seen := map[string]string{}
 	for _, v := range vars {
 		if v.Kind == "secret" {
-			if v.Name != "MISTRAL_API_KEY" && v.Name != "ELEVENLABS_API_KEY" {
+			if v.Name != "MISTRAL_API_KEY" && v.Name != "ELEVENLABS_API_KEY" && v.Name != "OPENAI_API_KEY" {
 				t.Errorf("secret %s uses %s", v.KeyPath, v.Name)
 			}
 			continue

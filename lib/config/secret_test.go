@@ -126,7 +126,7 @@ func TestSecretsFileRefusedWhenGroupReadable(t *testing.T) {
 		t.Errorf("error leaks the secret")
 	}
 	// Not read (so not refused) when the env already supplies every key.
-	if _, _, err := Load(LoadOptions{Dir: dir, Env: env(map[string]string{"MISTRAL_API_KEY": "a", "ELEVENLABS_API_KEY": "b"})}); err != nil {
+	if _, _, err := Load(LoadOptions{Dir: dir, Env: env(map[string]string{"MISTRAL_API_KEY": "a", "ELEVENLABS_API_KEY": "b", "OPENAI_API_KEY": "c"})}); err != nil {
 		t.Errorf("store read although not needed: %v", err)
 	}
 }

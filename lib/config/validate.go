@@ -20,10 +20,12 @@ var (
 	ArchiveModes     = []string{"off", "shallow", "deep"}
 	STTProviders     = []string{"mistral", "elevenlabs"}
 	X402Modes        = []string{"off", "on", "required"}
+	X402Schemes      = []string{"exact"}
 	SecretsProviders = []string{"auto", "keychain", "file", "env", "session"}
 	AuthModes        = []string{"auto", "none", "file"}
 	EmbedProviders   = []string{"auto", "local", "local-full", "hash", "mistral", "openai", "ollama"}
 	FusionMethods    = []string{"cc", "rrf"}
+	ChatProviders    = []string{"auto", "mistral", "openai", "ollama", "none"}
 	// DocTypes are the keys allowed in ingest.size_caps_mb.
 	DocTypes = []string{"code", "text", "md", "data", "html", "pdf", "image", "audio", "archive"}
 )
@@ -49,6 +51,11 @@ var checks = map[string]check{
 	"mistral.embed_code_model": nonEmpty,
 	"mistral.ocr_model":        nonEmpty,
 
+	"openai.base_url":  httpURL(true),
+	"openai.embed_dim": intMin(0),
+	"ollama.base_url":  httpURL(true),
+	"ollama.embed_dim": intMin(0),
+
 	"embed.provider":    oneOf(EmbedProviders),
 	"embed.batch_size":  intMin(1),
 	"embed.concurrency": intMin(0),
@@ -60,6 +67,7 @@ var checks = map[string]check{
 	"search.candidates":     intMin(1),
 	"search.max_per_file":   intMin(0),
 
+	"rag.chat_provider":     oneOf(ChatProviders),
 	"rag.k_default":         intRange(1, 50),
 	"rag.max_context_chars": intMin(1),
 	"rag.oversample_factor": intMin(1),
@@ -84,21 +92,23 @@ var checks = map[string]check{
 	"stt.mistral.base_url":    httpURL(false),
 	"stt.elevenlabs.base_url": httpURL(false),
 
-	"x402.mode":                          oneOf(X402Modes),
-	"x402.facilitator_url":               httpURL(false),
-	"x402.resource_base_url":             httpURL(false),
-	"x402.route_policy.tools_call.price": price,
-	"x402.route_policy.tools_call.network": func(v reflect.Value) *problem {
-		if !caip2.MatchString(v.String()) {
-			return &problem{msg: fmt.Sprintf("%q is not a CAIP-2 network id like eip155:8453", v.String())}
-		}
-		return nil
-	},
-	"x402.route_policy.tools_call.scheme": nonEmpty,
+	"x402.mode":                                        oneOf(X402Modes),
+	"x402.facilitator_url":                             httpURL(false),
+	"x402.resource_base_url":                           httpURL(false),
+	"x402.facilitator_timeout":                         positiveDuration,
+	"x402.route_policy.tools_call.price":               price,
+	"x402.route_policy.tools_call.network":             network,
+	"x402.route_policy.tools_call.scheme":              oneOf(X402Schemes),
+	"x402.route_policy.tools_call.decimals":            intRange(0, 36),
+	"x402.route_policy.tools_call.max_timeout_seconds": intRange(1, 86400),
+	"x402.route_policy.tools_call.tools":               eachString("a tool name like dir2mcp.ask", validToolName),
 	"x402.route_policy.tools_call.prices": func(v reflect.Value) *problem {
-		for _, k := range v.MapKeys() {
-			if p := price(v.MapIndex(k)); p != nil {
-				return &problem{sub: "." + k.String(), msg: p.msg}
+		for _, k := range sortedKeys(v.Interface().(map[string]string)) {
+			if !validToolName(k) {
+				return &problem{sub: "." + k, msg: fmt.Sprintf("%q is not a tool name like dir2mcp.ask", k)}
+			}
+			if p := price(v.MapIndex(reflect.ValueOf(k))); p != nil {
+				return &problem{sub: "." + k, msg: p.msg}
 			}
 		}
 		return nil
@@ -238,8 +248,6 @@ func validHostPattern(s string) bool {
 }
 
 var (
-	caip2      = regexp.MustCompile(`^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}$`)
-	decimal    = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?$`)
 	isoDate    = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}$`)
 	docTypeSet = func() map[string]bool {
 		m := map[string]bool{}
@@ -249,13 +257,6 @@ var (
 		return m
 	}()
 )
-
-func price(v reflect.Value) *problem {
-	if !decimal.MatchString(v.String()) {
-		return &problem{msg: fmt.Sprintf("%q is not a decimal price like 0.001", v.String())}
-	}
-	return nil
-}
 
 func sizeCaps(v reflect.Value) *problem {
 	for _, k := range sortedKeys(v.Interface().(map[string]float64)) {
@@ -372,15 +373,7 @@ func validate(cfg *Config, src *Sources) error {
 	if a := cfg.Security.Auth; a.Mode == "file" && a.TokenFile == "" {
 		return cross(src, "security.auth.token_file", "must name the token file when security.auth.mode is file (flag --auth file:<path>)")
 	}
-	if x := cfg.X402; x.Mode != "off" {
-		if x.FacilitatorURL == "" {
-			return cross(src, "x402.facilitator_url", fmt.Sprintf("must be set when x402.mode is %s (flag --x402-facilitator-url)", x.Mode))
-		}
-		if x.RoutePolicy.ToolsCall.PayTo == "" {
-			return cross(src, "x402.route_policy.tools_call.pay_to", fmt.Sprintf("must name the receiving address when x402.mode is %s", x.Mode))
-		}
-	}
-	return nil
+	return validateX402(cfg, src)
 }
 
 // less requires a < b (or a <= b when orEqual).

@@ -2,18 +2,15 @@ package indexer
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"io"
 	"runtime"
 	"sync"
 	"time"
 
-	"github.com/dir2mcp/dir2mcp/lib/chunk"
 	"github.com/dir2mcp/dir2mcp/lib/config"
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
 	"github.com/dir2mcp/dir2mcp/lib/events"
+	"github.com/dir2mcp/dir2mcp/lib/exclude"
 	"github.com/dir2mcp/dir2mcp/lib/extract"
 	"github.com/dir2mcp/dir2mcp/lib/record"
 	"github.com/dir2mcp/dir2mcp/lib/rootfs"
@@ -34,11 +31,18 @@ type Extractor struct {
 	Committed chan<- struct{}
 	// Force rebuilds unchanged documents too (policy change or reindex).
 	Force bool
-	// Workers extracting in parallel; 0 = GOMAXPROCS.
+	// Workers extracting in parallel; 0 = GOMAXPROCS (at least 4 when a
+	// remote OCR or speech-to-text provider is in use: those calls wait on
+	// the network, not the CPU).
 	Workers int
+	// Media turns PDFs, images and audio into text (nil: text layers of
+	// PDFs only).
+	Media *Media
 
-	roots map[string]*rootfs.Root
-	mu    sync.Mutex
+	roots    map[string]*rootfs.Root
+	mu       sync.Mutex
+	deferred map[string]deferral
+	exclude  *exclude.Engine
 }
 
 // action is what the writer must do for one document.
@@ -49,6 +53,7 @@ const (
 	actTouch                   // unchanged: refresh size/mtime
 	actTombstone               // deleted
 	actRecord                  // skipped/error: upsert document, drop content
+	actNone                    // nothing to write (the run was cancelled)
 )
 
 type job struct {
@@ -64,6 +69,18 @@ type result struct {
 	about  extract.About // resource title/description/tags
 	rep    store.RepInput
 	pieces []store.ChunkInput
+	// archive marks an expanded archive: members are its documents, written
+	// after it; its other live members are tombstoned.
+	archive bool
+	members []result
+	// notes are per-member problems reported as file_error events (unsafe
+	// member names, which never become documents).
+	notes []note
+}
+
+type note struct {
+	relPath string
+	err     *errcode.Error
 }
 
 // Run consumes documents until in is closed or ctx ends. Per-document
@@ -76,12 +93,20 @@ func (x *Extractor) Run(ctx context.Context, in <-chan record.Document) error {
 	workers := x.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
+		if x.Media.remote() {
+			workers = max(workers, 4)
+		}
 	}
+	ex, err := exclude.New(x.Config.Security.PathExcludes, x.Config.Security.SecretPatterns)
+	if err != nil {
+		return err
+	}
+	x.exclude = ex
+	x.deferred = deferredTypes(x.Config, x.Media)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	jobs := make(chan job, workers*4)
 	results := make(chan result, workers*4)
-	deferred := deferredTypes(x.Config)
 
 	go func() {
 		defer close(jobs)
@@ -109,7 +134,7 @@ func (x *Extractor) Run(ctx context.Context, in <-chan record.Document) error {
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
-				r := x.prepare(j, deferred)
+				r := x.prepare(ctx, j)
 				select {
 				case results <- r:
 				case <-ctx.Done():
@@ -119,7 +144,7 @@ func (x *Extractor) Run(ctx context.Context, in <-chan record.Document) error {
 		}()
 	}
 	go func() { wg.Wait(); close(results) }()
-	err := x.write(ctx, results)
+	err = x.write(ctx, results)
 	if err != nil {
 		cancel()
 		for range results { // drain so workers exit
@@ -127,97 +152,6 @@ func (x *Extractor) Run(ctx context.Context, in <-chan record.Document) error {
 		return err
 	}
 	return ctx.Err()
-}
-
-// prepare does the CPU work for one document: read, extract, chunk.
-func (x *Extractor) prepare(j job, deferred map[string]deferral) result {
-	d := j.doc
-	r := result{seq: j.seq, doc: d}
-	switch {
-	case d.Change == record.ChangeDeleted:
-		r.act = actTombstone
-		return r
-	case d.Status != record.StatusOK && d.Status != "":
-		r.act = actRecord
-		return r
-	case d.Change == record.ChangeUnchanged && !x.Force:
-		r.act = actTouch
-		return r
-	}
-	if df, ok := deferred[d.DocType]; ok {
-		return x.failed(r, record.StatusSkipped, df.Code, df.Reason)
-	}
-	if d.DocType == record.DocBinaryIgnored {
-		return x.failed(r, record.StatusSkipped, errcode.BinarySkipped, "binary file")
-	}
-	root, err := x.root(d.Root)
-	if err != nil {
-		return x.failed(r, record.StatusError, errcode.Of(err), err.Error())
-	}
-	data, _, err := root.ReadFile(d.RelPath, 0)
-	if err != nil {
-		if errcode.Of(err) == errcode.FileNotFound {
-			r.act = actTombstone // vanished between scan and extract
-			return r
-		}
-		return x.failed(r, record.StatusError, errcode.Of(err), errcode.As(err).Message)
-	}
-	sum := sha256.Sum256(data)
-	r.doc.ContentHash = "sha256:" + hex.EncodeToString(sum[:])
-	r.doc.SizeBytes = int64(len(data))
-	res, err := extract.RawText(data, d.DocType)
-	if err != nil {
-		return x.failed(r, record.StatusError, errcode.ExtractFailed, errcode.As(err).Message)
-	}
-	kind := record.KindText
-	var pieces []chunk.Piece
-	ch := x.Config.Chunking
-	if d.DocType == record.DocCode {
-		kind = record.KindCode
-		pieces = chunk.Code(res.Text, chunk.CodeOptions{
-			MaxLines: ch.Code.MaxLines, OverlapLines: orNone(ch.Code.OverlapLines),
-		})
-	} else {
-		pieces = chunk.Text(res.Text, chunk.TextOptions{
-			MaxChars: ch.MaxChars, OverlapChars: orNone(ch.OverlapChars), MinChars: orNone(ch.MinChars),
-		})
-	}
-	if res.LineMap != nil {
-		chunk.Remap(pieces, res.LineMap)
-	}
-	r.act = actReplace
-	r.about = extract.Describe(res, data, d.DocType, d.RelPath)
-	r.title = r.about.Title
-	r.rep = store.RepInput{
-		Type:     record.RepRawText,
-		Hash:     repHash(d.DocType, ch, res.Text),
-		MetaJSON: fmt.Sprintf(`{"encoding":%q,"extractor":%q}`, res.Encoding, extractorVersion),
-	}
-	r.pieces = make([]store.ChunkInput, len(pieces))
-	for i, p := range pieces {
-		r.pieces[i] = store.ChunkInput{
-			Text: p.Text, TextHash: chunk.TextHash(p.Text), TokensEst: chunk.TokensEstimate(p.Text),
-			IndexKind: kind, Span: p.Span,
-		}
-	}
-	return r
-}
-
-// orNone maps a configured 0 ("none") to the chunk package's "none" (-1);
-// the chunk package reads 0 as "default".
-func orNone(n int) int {
-	if n <= 0 {
-		return -1
-	}
-	return n
-}
-
-func repHash(docType string, ch config.ChunkingConfig, text string) string {
-	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%s\x00%d/%d/%d/%d/%d\x00", extractorVersion, docType,
-		ch.MaxChars, ch.OverlapChars, ch.MinChars, ch.Code.MaxLines, ch.Code.OverlapLines)
-	io.WriteString(h, text)
-	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }
 
 func (x *Extractor) failed(r result, status string, code errcode.Code, reason string) result {
@@ -337,13 +271,56 @@ func (x *Extractor) recordFailure(ctx context.Context, r result, cause error) er
 	return x.commit(ctx, []result{r})
 }
 
-// apply writes one result inside tx and returns the chunks it added.
+// apply writes one result inside tx, with an archive's members, and
+// returns the chunks it added.
 func (x *Extractor) apply(tx *store.Tx, r *result, p *Progress) ([]record.Chunk, error) {
+	added, err := x.applyDoc(tx, r, p)
+	if err != nil || !r.archive {
+		return added, err
+	}
+	seen := make(map[string]bool, len(r.members))
+	for i := range r.members {
+		m := &r.members[i]
+		seen[m.doc.RelPath] = true
+		c, err := x.applyDoc(tx, m, p)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", m.doc.RelPath, err)
+		}
+		added = append(added, c...)
+	}
+	live, err := tx.LiveMembers(r.doc.RelPath)
+	if err != nil {
+		return nil, err
+	}
+	for _, path := range live {
+		if !seen[path] {
+			n, err := tx.TombstoneDocument(path)
+			if err != nil {
+				return nil, err
+			}
+			p.ChunksRemoved.Add(int64(n))
+		}
+	}
+	return added, nil
+}
+
+// annotationReps are made on demand (dir2mcp.annotate) and survive a
+// re-extraction of unchanged content.
+var annotationReps = []string{record.RepAnnotationJSON, record.RepAnnotationText}
+
+// applyDoc writes one document.
+func (x *Extractor) applyDoc(tx *store.Tx, r *result, p *Progress) ([]record.Chunk, error) {
 	d := r.doc
 	switch r.act {
+	case actNone:
+		return nil, nil
 	case actTombstone:
 		n, err := tx.TombstoneDocument(d.RelPath)
-		p.ChunksRemoved.Add(int64(n))
+		if err != nil {
+			return nil, err
+		}
+		m, err := tx.TombstoneMembers(d.RelPath)
+		p.ChunksRemoved.Add(int64(n + m))
 		return nil, err
 	case actTouch:
 		_, err := tx.TouchDocument(d)
@@ -357,8 +334,18 @@ func (x *Extractor) apply(tx *store.Tx, r *result, p *Progress) ([]record.Chunk,
 			return nil, err
 		}
 		n, err := tx.ClearDocumentContent(id)
+		if err != nil {
+			return nil, err
+		}
+		if !r.archive { // an archive now skipped: its members go too
+			m, err := tx.TombstoneMembers(d.RelPath)
+			if err != nil {
+				return nil, err
+			}
+			n += m
+		}
 		p.ChunksRemoved.Add(int64(n))
-		return nil, err
+		return nil, nil
 	}
 	old, err := tx.DocumentTitle(d.RelPath)
 	if err != nil {
@@ -370,6 +357,18 @@ func (x *Extractor) apply(tx *store.Tx, r *result, p *Progress) ([]record.Chunk,
 	}
 	if err := tx.SetDocumentAbout(id, r.about.Description, r.about.Tags); err != nil {
 		return nil, err
+	}
+	keep := []string{r.rep.Type}
+	if d.Change == record.ChangeUnchanged {
+		keep = append(keep, annotationReps...)
+	}
+	n, err := tx.DropRepresentations(id, keep...)
+	if err != nil {
+		return nil, err
+	}
+	p.ChunksRemoved.Add(int64(n))
+	if r.rep.Type == "" {
+		return nil, nil // an archive: its members carry the content
 	}
 	res, err := tx.ReplaceRepresentation(store.DocRef{
 		DocID: id, RelPath: d.RelPath, Title: r.title, DocType: d.DocType, Lang: d.Lang,
@@ -390,29 +389,46 @@ func (x *Extractor) apply(tx *store.Tx, r *result, p *Progress) ([]record.Chunk,
 // account adds a committed batch to the run's progress and reports
 // per-document errors.
 func (x *Extractor) account(batch []result, t *Progress) {
-	p := x.Progress
-	for _, r := range batch {
-		p.Scanned.Add(1)
-		switch r.act {
-		case actTombstone:
-			p.Deleted.Add(1)
-		case actTouch:
-			p.Unchanged.Add(1)
-		case actReplace:
-			p.Indexed.Add(1)
-		case actRecord:
-			if r.doc.Status == record.StatusError {
-				p.Errors.Add(1)
-				x.Events.Emit(events.Warn, record.EvFileError, map[string]any{
-					"rel_path": r.doc.RelPath, "code": r.doc.Code, "message": r.doc.Reason,
-				})
-			} else {
-				p.Skipped.Add(1)
-			}
-		}
+	for i := range batch {
+		x.count(&batch[i])
 	}
+	p := x.Progress
 	p.Reps.Add(t.Reps.Load())
 	p.ChunksAdded.Add(t.ChunksAdded.Load())
 	p.ChunksKept.Add(t.ChunksKept.Load())
 	p.ChunksRemoved.Add(t.ChunksRemoved.Load())
+}
+
+// count adds one document (and an archive's members) to the counters.
+func (x *Extractor) count(r *result) {
+	p := x.Progress
+	if r.act == actNone {
+		return
+	}
+	p.Scanned.Add(1)
+	switch r.act {
+	case actTombstone:
+		p.Deleted.Add(1)
+	case actTouch:
+		p.Unchanged.Add(1)
+	case actReplace:
+		p.Indexed.Add(1)
+	case actRecord:
+		if r.doc.Status == record.StatusError {
+			x.fileError(r.doc.RelPath, r.doc.Code, r.doc.Reason)
+		} else {
+			p.Skipped.Add(1)
+		}
+	}
+	for _, n := range r.notes {
+		x.fileError(n.relPath, string(n.err.Code), n.err.Message)
+	}
+	for i := range r.members {
+		x.count(&r.members[i])
+	}
+}
+
+func (x *Extractor) fileError(relPath, code, msg string) {
+	x.Progress.Errors.Add(1)
+	x.Events.Emit(events.Warn, record.EvFileError, map[string]any{"rel_path": relPath, "code": code, "message": msg})
 }

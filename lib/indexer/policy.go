@@ -12,11 +12,24 @@ import (
 // for the same input, forcing representations to be rebuilt.
 const extractorVersion = "raw_text/1"
 
-// PolicyFingerprint hashes every setting that decides which files are indexed
-// and how their text is chunked. When it differs from the one stored after
-// the last complete run, scan re-reads every file and extract rebuilds every
-// representation (chunks with unchanged text still keep their vectors).
-func PolicyFingerprint(cfg *config.Config) string {
+// mediaVersion changes whenever PDF, image, audio or archive extraction
+// changes for the same input.
+const mediaVersion = "media/1"
+
+// PolicyFingerprint hashes every setting that decides which files are
+// indexed and how their text is chunked, for an index built without media
+// engines (see PolicyFingerprintWith).
+func PolicyFingerprint(cfg *config.Config) string { return PolicyFingerprintWith(cfg, nil) }
+
+// PolicyFingerprintWith hashes every setting that decides which files are
+// indexed and how their text is made and chunked, including the media
+// engines available (OCR, speech-to-text) and the ingest modes. When it
+// differs from the one stored after the last complete run, scan re-reads
+// every file and extract rebuilds every representation (chunks with
+// unchanged text keep their vectors, and OCR and transcripts come from the
+// cache), so configuring a provider processes the documents that waited
+// for one.
+func PolicyFingerprintWith(cfg *config.Config, m *Media) string {
 	v := struct {
 		Extractor      string
 		Gitignore      bool
@@ -28,10 +41,15 @@ func PolicyFingerprint(cfg *config.Config) string {
 		SecretPatterns []string
 		Chunking       config.ChunkingConfig
 		Awaiting       []string
+		Media          string
+		Modes          []string
+		Engines        []string
 	}{
 		extractorVersion, cfg.Ingest.Gitignore, cfg.Ingest.FollowSymlinks, cfg.Ingest.Ignore,
 		cfg.Ingest.MaxFileMB, cfg.Ingest.SizeCapsMB, cfg.Security.PathExcludes, cfg.Security.SecretPatterns,
-		cfg.Chunking, awaitingTypes(cfg),
+		cfg.Chunking, awaitingTypes(cfg, m), mediaVersion,
+		[]string{cfg.Ingest.PDF.Mode, cfg.Ingest.Images.Mode, cfg.Ingest.Audio.Mode, cfg.Ingest.Archives.Mode},
+		m.identity(),
 	}
 	b, _ := json.Marshal(v) // map keys marshal sorted: deterministic
 	sum := sha256.Sum256(b)

@@ -29,6 +29,9 @@ type Job struct {
 	Full bool
 	// Flushed is called after each vector file replacement (see Embedding).
 	Flushed func(kind string)
+	// Media turns PDFs, images and audio into text (nil: offline text
+	// layers only).
+	Media *Media
 }
 
 // Run takes the writer locks and indexes the root. It returns when every
@@ -55,7 +58,7 @@ func (j *Job) Run(ctx context.Context) error {
 			return err
 		}
 	}
-	changed, err := PolicyChanged(ctx, j.Store, j.Config)
+	changed, err := PolicyChanged(ctx, j.Store, j.Config, j.Media)
 	if err != nil {
 		return err
 	}
@@ -93,7 +96,7 @@ func (j *Job) Run(ctx context.Context) error {
 		defer wg.Done()
 		defer close(notify)
 		x := &Extractor{Store: j.Store, Config: j.Config, Progress: j.Progress, Events: j.Events,
-			Committed: notify, Force: changed || j.Full}
+			Committed: notify, Force: changed || j.Full, Media: j.Media}
 		extractErr = x.Run(ctx, docs)
 		if extractErr != nil {
 			cancel()
@@ -115,7 +118,7 @@ func (j *Job) Run(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return SavePolicy(ctx, j.Store, j.Config)
+	return SavePolicy(ctx, j.Store, j.Config, j.Media)
 }
 
 // reset discards all indexed content and vector files (reindex).

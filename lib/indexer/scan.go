@@ -72,7 +72,7 @@ func SizeCaps(cfg *config.Config) func(docType string) int64 {
 
 // PolicyChanged reports whether the stored scan policy differs from cfg's
 // (true for an index that has never completed a run).
-func PolicyChanged(ctx context.Context, s *store.Store, cfg *config.Config) (bool, error) {
+func PolicyChanged(ctx context.Context, s *store.Store, cfg *config.Config, m *Media) (bool, error) {
 	if s == nil {
 		return true, nil
 	}
@@ -80,12 +80,12 @@ func PolicyChanged(ctx context.Context, s *store.Store, cfg *config.Config) (boo
 	if err != nil {
 		return false, err
 	}
-	return v != PolicyFingerprint(cfg), nil
+	return v != PolicyFingerprintWith(cfg, m), nil
 }
 
 // SavePolicy records cfg's scan policy after a complete run.
-func SavePolicy(ctx context.Context, s *store.Store, cfg *config.Config) error {
+func SavePolicy(ctx context.Context, s *store.Store, cfg *config.Config, m *Media) error {
 	return s.Update(ctx, func(tx *store.Tx) error {
-		return tx.SetSetting(store.KeyScanPolicy, PolicyFingerprint(cfg))
+		return tx.SetSetting(store.KeyScanPolicy, PolicyFingerprintWith(cfg, m))
 	})
 }

@@ -55,8 +55,8 @@ func TestSchemasAreObjects(t *testing.T) {
 				t.Errorf("%s %s schema: %v %v", td.tool.Name, name, err, m["type"])
 			}
 		}
-		if td.tool.Annotations == nil || !td.tool.Annotations.ReadOnlyHint || td.tool.Title == "" {
-			t.Errorf("%s lacks title or read-only annotation", td.tool.Name)
+		if td.tool.Annotations == nil || td.tool.Title == "" {
+			t.Errorf("%s lacks title or annotations", td.tool.Name)
 		}
 	}
 }

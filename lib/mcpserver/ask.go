@@ -22,8 +22,7 @@ func (s *Server) ask(ctx context.Context, raw json.RawMessage) (toolOut, error) 
 	if err != nil {
 		return toolOut{}, err
 	}
-	asker := &answer.Asker{Engine: s.Engine, MaxContextChars: s.Config.RAG.MaxContextChars}
-	res, err := asker.Ask(ctx, req, mode)
+	res, err := s.asker().Ask(ctx, req, mode)
 	if err != nil {
 		return toolOut{}, err
 	}

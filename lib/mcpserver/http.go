@@ -63,7 +63,10 @@ func (h *HTTPHandler) Sessions() int { return h.sessions.Len() }
 // Handler returns the HTTP handler: GET /health without auth, and the MCP
 // endpoint behind the Host and Origin checks (403), the per-client rate
 // limit (429) and bearer auth (401), with sessions expired per
-// SessionTimeout/SessionMaxLifetime (404 + X-MCP-Session-Expired).
+// SessionTimeout/SessionMaxLifetime (404 + X-MCP-Session-Expired). With
+// payments enabled, gated tool calls also speak the x402 HTTP transport
+// (402 + PAYMENT-REQUIRED, PAYMENT-SIGNATURE, PAYMENT-RESPONSE) after those
+// checks; without, the chain is exactly the free one.
 func (s *Server) Handler(o HTTPOptions) *HTTPHandler {
 	if o.Path == "" {
 		o.Path = "/mcp"
@@ -73,7 +76,12 @@ func (s *Server) Handler(o HTTPOptions) *HTTPHandler {
 		MaxRequestBodyBytes: o.MaxBodyBytes,
 		Logger:              o.Logger,
 	})
-	table := newSessionTable(streamable, srv, o, s.logger())
+	var mcpHandler http.Handler = streamable
+	var table *sessionTable
+	if s.payments != nil {
+		mcpHandler = paymentHTTP(s.payments, o.MaxBodyBytes, func(id string) bool { return table.sdkHas(id) }, streamable)
+	}
+	table = newSessionTable(mcpHandler, srv, o, s.logger())
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "name": "dir2mcp", "version": Version})

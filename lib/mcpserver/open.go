@@ -4,11 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/dir2mcp/dir2mcp/lib/config"
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/dir2mcp/dir2mcp/lib/archive"
+	"github.com/dir2mcp/dir2mcp/lib/config"
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
 	"github.com/dir2mcp/dir2mcp/lib/extract"
 	"github.com/dir2mcp/dir2mcp/lib/record"
@@ -48,11 +49,11 @@ func (s *Server) openFile(ctx context.Context, raw json.RawMessage) (toolOut, er
 	if err != nil {
 		return toolOut{}, err
 	}
-	_, hasStartMs, err := a.integer("start_ms", 0, 0, 1<<62)
+	startMs, hasStartMs, err := a.integer("start_ms", 0, 0, 1<<62)
 	if err != nil {
 		return toolOut{}, err
 	}
-	_, hasEndMs, err := a.integer("end_ms", 0, 0, 1<<62)
+	endMs, hasEndMs, err := a.integer("end_ms", 0, 0, 1<<62)
 	if err != nil {
 		return toolOut{}, err
 	}
@@ -60,30 +61,49 @@ func (s *Server) openFile(ctx context.Context, raw json.RawMessage) (toolOut, er
 	if err != nil {
 		return toolOut{}, err
 	}
-	rel, err = s.checkAccess(rel)
+	t, err := s.target(ctx, rel)
 	if err != nil {
 		return toolOut{}, err
 	}
-	docType := s.docType(ctx, rel)
+	rel = t.rel
 	switch {
 	case hasPage:
-		_ = page
-		return toolOut{}, errcode.FieldError(errcode.DocTypeUnsupported, "page",
-			"%s has no OCR pages in the index (doc_type %s)", rel, docType)
+		return s.openPage(ctx, t, page, maxChars)
 	case hasStartMs || hasEndMs:
-		return toolOut{}, errcode.FieldError(errcode.DocTypeUnsupported, "start_ms",
-			"%s has no transcript in the index (doc_type %s)", rel, docType)
+		return s.openTime(ctx, t, startMs, endMs, hasEndMs, maxChars)
 	}
+	var data []byte
+	if !t.known { // not indexed (yet): its bytes tell its type
+		if data, _, err = s.read(ctx, &t, maxOpenBytes); err != nil {
+			return toolOut{}, err
+		}
+	}
+	docType := t.docType
 	switch docType {
-	case record.DocPDF, record.DocImage, record.DocAudio, record.DocArchive, record.DocBinaryIgnored:
-		return toolOut{}, errcode.New(errcode.DocTypeUnsupported, "%s has no text representation in the index yet (doc_type %s)", rel, docType)
+	case record.DocPDF, record.DocImage:
+		if hasStart || hasEnd {
+			return toolOut{}, errcode.FieldError(errcode.DocTypeUnsupported, "start_line",
+				"%s is a %s: its text is cited by page; open it with page", rel, docType)
+		}
+		return s.openPage(ctx, t, 1, maxChars)
+	case record.DocAudio:
+		if hasStart || hasEnd {
+			return toolOut{}, errcode.FieldError(errcode.DocTypeUnsupported, "start_line",
+				"%s is audio: its transcript is cited by time; open it with start_ms/end_ms", rel)
+		}
+		return s.openTime(ctx, t, 0, 0, false, maxChars)
+	case record.DocArchive:
+		return toolOut{}, errcode.New(errcode.DocTypeUnsupported, "%s is an archive; open one of its members (rel_path %s%s<member>, see dir2mcp.list_files)", rel, rel, archive.Sep)
+	case record.DocBinaryIgnored:
+		return toolOut{}, errcode.New(errcode.DocTypeUnsupported, "%s is a binary file and has no text", rel)
 	}
-	data, _, err := s.Root.ReadFile(rel, maxOpenBytes)
-	if err != nil {
+	if data == nil {
+		if data, _, err = s.read(ctx, &t, maxOpenBytes); err != nil {
+			return toolOut{}, err
+		}
+	}
+	if err := s.secretCheck(rel, data); err != nil {
 		return toolOut{}, err
-	}
-	if _, hit := s.Exclude.SecretMatch(data); hit {
-		return toolOut{}, errcode.FieldError(errcode.Forbidden, "rel_path", "%s matches a secret pattern (security.secret_patterns) and is not served", rel)
 	}
 	txt, err := extract.RawText(data, record.DocText) // keep source lines even for HTML: citations use them
 	if err != nil {
@@ -171,13 +191,4 @@ func (s *Server) checkAccess(rel string) (string, error) {
 		return "", errcode.FieldError(errcode.Forbidden, "rel_path", "%s is excluded by security.path_excludes (%s)", clean, pat)
 	}
 	return clean, nil
-}
-
-// docType is the indexed doc_type of rel, or a guess from its extension for
-// files the index does not know yet.
-func (s *Server) docType(ctx context.Context, rel string) string {
-	if d, ok, err := s.Store.Document(ctx, rel); err == nil && ok {
-		return d.DocType
-	}
-	return record.DocText
 }

@@ -32,10 +32,12 @@ func (s *Server) readContents(ctx context.Context, uri string) (*mcp.ResourceCon
 	if err != nil {
 		return nil, err
 	}
-	if rel, err = s.checkAccess(rel); err != nil {
+	t, err := s.target(ctx, rel)
+	if err != nil {
 		return nil, err
 	}
-	data, truncated, err := s.Root.ReadFile(rel, maxOpenBytes)
+	rel = t.rel
+	data, truncated, err := s.read(ctx, &t, maxOpenBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -46,7 +48,7 @@ func (s *Server) readContents(ctx context.Context, uri string) (*mcp.ResourceCon
 	if _, hit := s.Exclude.SecretMatch(data); hit {
 		return nil, errcode.FieldError(errcode.Forbidden, "uri", "%s matches a secret pattern (security.secret_patterns) and is not served", rel)
 	}
-	docType := s.docType(ctx, rel)
+	docType := t.docType
 	mt := mimeType(rel, docType)
 	switch docType {
 	case record.DocCode, record.DocText, record.DocMarkdown, record.DocData, record.DocHTML:

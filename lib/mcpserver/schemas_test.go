@@ -10,7 +10,10 @@ import (
 // schemas apply: input schemas are closed objects whose every property has
 // a type and a description, required names exist, defaults respect enums
 // and ranges; output schemas are objects that also admit the error result;
-// every tool is titled and annotated read-only, idempotent, closed-world.
+// every tool is titled and annotated idempotent and non-destructive; the
+// core tools are read-only and closed-world, the provider tools open-world
+// (they call a model provider), read-only unless they store a
+// representation (transcribe, annotate, transcribe_and_ask).
 func TestToolSchemasLint(t *testing.T) {
 	s := &Server{}
 	for _, td := range s.tools() {
@@ -57,8 +60,14 @@ func TestToolSchemasLint(t *testing.T) {
 			t.Errorf("%s output must be an object admitting {error}", tl.Name)
 		}
 		a := tl.Annotations
-		if tl.Title == "" || a == nil || !a.ReadOnlyHint || !a.IdempotentHint || a.OpenWorldHint == nil || *a.OpenWorldHint {
+		if tl.Title == "" || a == nil || !a.IdempotentHint || a.OpenWorldHint == nil || a.DestructiveHint == nil || *a.DestructiveHint {
 			t.Errorf("%s annotations: %+v", tl.Name, a)
+			continue
+		}
+		provider := slices.Contains([]string{"dir2mcp.transcribe", "dir2mcp.annotate", "dir2mcp.transcribe_and_ask", "dir2mcp.ask_audio"}, tl.Name)
+		stores := provider && tl.Name != "dir2mcp.ask_audio"
+		if *a.OpenWorldHint != provider || a.ReadOnlyHint == stores || td.expensive != (provider || tl.Name == "dir2mcp.ask") {
+			t.Errorf("%s: openWorld=%v readOnly=%v expensive=%v", tl.Name, *a.OpenWorldHint, a.ReadOnlyHint, td.expensive)
 		}
 	}
 }

@@ -17,10 +17,12 @@ import (
 	"github.com/dir2mcp/dir2mcp/lib/events"
 	"github.com/dir2mcp/dir2mcp/lib/exclude"
 	"github.com/dir2mcp/dir2mcp/lib/indexer"
+	"github.com/dir2mcp/dir2mcp/lib/models"
 	"github.com/dir2mcp/dir2mcp/lib/retrieve"
 	"github.com/dir2mcp/dir2mcp/lib/rootfs"
 	"github.com/dir2mcp/dir2mcp/lib/state"
 	"github.com/dir2mcp/dir2mcp/lib/store"
+	"github.com/dir2mcp/dir2mcp/lib/x402"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -47,18 +49,27 @@ type Server struct {
 	// PageSize is the page size of list results such as resources/list
 	// (0 = 500).
 	PageSize int
+	// Providers are the OCR, speech-to-text, chat, annotation and
+	// text-to-speech models (nil: none; ask answers extractively).
+	Providers *models.Set
+	// Pending, if set, is called after a tool stored chunks that await
+	// embedding (a transcript, an annotation), so the indexer embeds them.
+	Pending func()
 
 	once      sync.Once
 	srv       *mcp.Server
 	catalog   *catalog
 	expensive *limiter
 	log       *slog.Logger
+	payments  *x402.Gate // set by EnablePayments
 }
 
 const instructions = `dir2mcp serves one directory as a searchable index.
 Start with dir2mcp.search (plain-language questions and exact identifiers both work; results cite path and lines),
 verify with dir2mcp.open_file on the cited lines, use dir2mcp.list_files to navigate and dir2mcp.stats for index health.
-dir2mcp.ask returns an answer with citations. Every indexed file is also a resource (dir2mcp:///<rel_path>).
+dir2mcp.ask returns an answer with citations. PDFs cite pages ([a.pdf#p=2], open with page), audio cites times ([a.mp3@t=01:05-01:35], open with start_ms/end_ms),
+archive members are files named like docs.zip!/a/b.txt. dir2mcp.transcribe, dir2mcp.annotate, dir2mcp.transcribe_and_ask and dir2mcp.ask_audio use the configured providers.
+Every indexed file is also a resource (dir2mcp:///<rel_path>).
 Indexing runs in the background: results may be partial until indexing_complete is true.`
 
 // ProtocolVersions are the MCP versions the server accepts, newest
@@ -124,6 +135,7 @@ type toolOut struct {
 	out     any
 	summary string
 	files   []string
+	extra   []mcp.Content // after the summary (ask_audio's audio)
 }
 
 // toolFunc runs a tool on raw arguments, or fails with a coded error.
@@ -144,13 +156,13 @@ func readOnly(title string) *mcp.ToolAnnotations {
 }
 
 func (s *Server) tools() []toolDef {
-	return []toolDef{
+	return append([]toolDef{
 		{tool: &mcp.Tool{Name: "dir2mcp.search", Title: "Search the directory",
 			Description: "Hybrid search (BM25 keywords + semantic vectors) over every indexed file. Returns the best chunks with rel_path, a focused snippet and a line/page/time span to cite or open; in=title searches document titles and paths only.",
 			InputSchema: schema(searchInput), OutputSchema: outputSchema(searchOutput), Annotations: readOnly("Search the directory")},
 			run: s.search},
 		{tool: &mcp.Tool{Name: "dir2mcp.ask", Title: "Answer a question with citations",
-			Description: "Answers a question from the indexed content with citations like [path:L10-L20]. mode=search_only returns the supporting hits without an answer.",
+			Description: "Answers a question from the indexed content with citations like [path:L10-L20], [report.pdf#p=3] or [call.mp3@t=01:05-01:35]: written by the configured chat model (every citation checked against the hits), or quoted from the best passages when no chat model is configured. mode=search_only returns the supporting hits without an answer.",
 			InputSchema: schema(askInput), OutputSchema: outputSchema(askOutput), Annotations: readOnly("Answer with citations")},
 			run: s.ask, expensive: true},
 		{tool: &mcp.Tool{Name: "dir2mcp.open_file", Title: "Open a file slice",
@@ -165,7 +177,7 @@ func (s *Server) tools() []toolDef {
 			Description: "Indexing progress and health: counters, models in use, vector index sizes.",
 			InputSchema: schema(statsInput), OutputSchema: outputSchema(statsOutput), Annotations: readOnly("Index status")},
 			run: s.stats},
-	}
+	}, s.providerTools()...)
 }
 
 // maxLinks bounds the resource_link items added to a result.
@@ -202,7 +214,7 @@ func (s *Server) wrap(t toolDef) mcp.ToolHandler {
 			return errorResult(e), nil
 		}
 		p.report(1, "done")
-		content := []mcp.Content{&mcp.TextContent{Text: res.summary}}
+		content := append([]mcp.Content{&mcp.TextContent{Text: res.summary}}, res.extra...)
 		for _, l := range s.catalog.links(res.files, maxLinks) {
 			content = append(content, l)
 		}

@@ -43,6 +43,15 @@ type statsDocs struct {
 	Total     int64            `json:"total"`
 	ByStatus  map[string]int64 `json:"by_status"`
 	ByDocType map[string]int64 `json:"by_doc_type"`
+	// AwaitingProvider lists documents skipped until a provider is
+	// configured (audio without speech-to-text, images without OCR).
+	AwaitingProvider []statsWaiting `json:"awaiting_provider,omitempty"`
+}
+
+type statsWaiting struct {
+	DocType string `json:"doc_type"`
+	Count   int64  `json:"count"`
+	Reason  string `json:"reason"`
 }
 
 type statsVector struct {
@@ -89,9 +98,19 @@ func (s *Server) stats(ctx context.Context, raw json.RawMessage) (toolOut, error
 		}
 		res.Vectors[kind] = v
 	}
+	waiting, err := s.Store.WaitingDocuments(ctx)
+	if err != nil {
+		return toolOut{}, err
+	}
+	for _, w := range waiting {
+		res.Documents.AwaitingProvider = append(res.Documents.AwaitingProvider, statsWaiting{w.DocType, w.Count, w.Reason})
+	}
 	summary := fmt.Sprintf("Index of %s: %d documents (%s), %d chunks, %d embedded, %d pending; indexing running=%v; embedders text=%s code=%s",
 		res.Root, counts.Documents, countList(counts.ByStatus), counts.Chunks, counts.Embedded, counts.Pending, st.Running,
 		s.Models.EmbedText, s.Models.EmbedCode)
+	for _, w := range waiting {
+		summary += fmt.Sprintf("\n%d %s file(s) skipped: %s", w.Count, w.DocType, w.Reason)
+	}
 	return toolOut{out: res, summary: summary}, nil
 }
 

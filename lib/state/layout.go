@@ -36,6 +36,32 @@ const (
 	IngestLog      = "ingest.log"
 )
 
+// Payment files (SPEC §4.1), under PaymentsDir; they exist only when x402
+// payments are on.
+const (
+	PaymentsDir = "payments"
+	// PricingSnapshot is the effective price policy, rewritten at start.
+	PricingSnapshot = "pricing.snapshot.json"
+	// SettlementLog is the append-only JSONL of verification and
+	// settlement outcomes (no signatures, no payloads).
+	SettlementLog = "settlement.log"
+	// PaymentReplayLog is the append-only JSONL of consumed payment ids
+	// that keeps a payment from buying a second call after a restart.
+	PaymentReplayLog = "replay.jsonl"
+)
+
+// Payments returns the path of name inside the payments directory.
+func (d Dir) Payments(name string) string { return d.Join(PaymentsDir, name) }
+
+// EnsurePayments creates the payments directory (0700: it records who
+// paid).
+func (d Dir) EnsurePayments() error {
+	if err := os.MkdirAll(d.Join(PaymentsDir), 0o700); err != nil {
+		return errcode.Wrap(errcode.StoreCorrupt, err, "cannot create payments directory %s: %v", d.Join(PaymentsDir), err)
+	}
+	return nil
+}
+
 // Join returns a path inside the state directory.
 func (d Dir) Join(elem ...string) string {
 	return filepath.Join(append([]string{d.Path}, elem...)...)

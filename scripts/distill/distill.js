@@ -8,6 +8,7 @@
 
 const fs = require('fs');
 const path = require('path');
+const crypto = require('crypto');
 const model = require('./lib/model');
 const table = require('./lib/table');
 const corpus = require('./lib/corpus');
@@ -25,6 +26,13 @@ const DEFAULTS = {
   scale: 'row',
   fitProse: 8000,
   fitDocs: true,
+  fitGo: 0,
+  goWeight: 1,
+  goDoc: true,
+  contrast: 0,
+  contrastTemp: 0.05,
+  contrastBatch: 128,
+  teacherCache: '',
   fitEpochs: 5,
   fitLr: 1e-3,
   fitBatch: 64,
@@ -45,6 +53,13 @@ const FLAGS = {
   '--scale': ['scale', String],
   '--fit-prose': ['fitProse', Number],
   '--no-fit-docs': ['noFitDocs', Boolean],
+  '--fit-go': ['fitGo', Number],
+  '--go-weight': ['goWeight', Number],
+  '--no-go-doc': ['noGoDoc', Boolean],
+  '--contrast': ['contrast', Number],
+  '--contrast-temp': ['contrastTemp', Number],
+  '--contrast-batch': ['contrastBatch', Number],
+  '--teacher-cache': ['teacherCache', String],
   '--fit-epochs': ['fitEpochs', Number],
   '--fit-lr': ['fitLr', Number],
   '--fit-batch': ['fitBatch', Number],
@@ -68,6 +83,14 @@ function usage(msg) {
   --fit-epochs E    epochs fitting the table to the full model (default 5; 0 = pure Model2Vec)
   --fit-prose N     prose sentences in the fit (default 8000; nlp-corpus + Brown corpus)
   --no-fit-docs     leave the @types/node doc-comment/declaration pairs out of the fit
+  --fit-go N        Go doc-sentence/declaration pairs in the fit (gopairs/, gomodules.txt; default 0)
+  --go-weight W     gradient weight of a Go declaration relative to a sentence (default 1)
+  --no-go-doc       train only the Go declarations, not their doc sentences, towards the teacher
+  --contrast W      weight of an in-batch contrastive loss between the Go pairs' doc
+                    sentences and declarations (default 0 = off; needs --fit-go)
+  --contrast-temp T temperature of that loss (default 0.05)
+  --contrast-batch N pairs per contrastive batch (default 128)
+  --teacher-cache D keep full-model embeddings of the fit text in directory D (no effect on output)
   --fit-lr LR       Adam learning rate of the fit (default 1e-3)
   --fit-batch N     sentences per fit step (default 64)
   --seed S          seed of the fit's shuffling (default 1)
@@ -102,8 +125,16 @@ function parseArgs(argv) {
   }
   if (o.fitBatch < 1 || o.batch < 1) usage('batch sizes must be >= 1');
   if (!(o.fitLr > 0)) usage('--fit-lr must be > 0');
+  if (!(Number.isInteger(o.fitGo) && o.fitGo >= 0)) usage('--fit-go must be a whole number');
+  if (!(o.goWeight >= 0)) usage('--go-weight must be >= 0');
+  if (!(o.contrast >= 0)) usage('--contrast must be >= 0');
+  if (o.contrast > 0 && o.fitGo === 0) usage('--contrast needs --fit-go');
+  if (!(o.contrastTemp > 0)) usage('--contrast-temp must be > 0');
+  if (!(Number.isInteger(o.contrastBatch) && o.contrastBatch >= 2)) usage('--contrast-batch must be a whole number >= 2');
   if (o.noFitDocs) o.fitDocs = false;
+  if (o.noGoDoc) o.goDoc = false;
   delete o.noFitDocs;
+  delete o.noGoDoc;
   return o;
 }
 
@@ -115,8 +146,33 @@ function canonicalArgs(o) {
   if (o.fitEpochs > 0) {
     a.push('--fit-prose', o.fitProse, '--fit-lr', o.fitLr, '--fit-batch', o.fitBatch, '--seed', o.seed);
     if (!o.fitDocs) a.push('--no-fit-docs');
+    if (o.fitGo > 0) {
+      a.push('--fit-go', o.fitGo, '--go-weight', o.goWeight);
+      if (!o.goDoc) a.push('--no-go-doc');
+      if (o.contrast > 0) a.push('--contrast', o.contrast, '--contrast-temp', o.contrastTemp, '--contrast-batch', o.contrastBatch);
+    }
   }
   return a.map(String);
+}
+
+// teacherVectors embeds texts with the full model, through the cache
+// directory dir when one is given (keyed by the texts and model versions).
+async function teacherVectors(m, texts, dir) {
+  if (!dir) return model.embedTexts(m, texts);
+  const key = crypto.createHash('sha256')
+    .update(JSON.stringify([model.packageVersions(), texts])).digest('hex').slice(0, 32);
+  const file = path.join(dir, `teacher-${key}.f32`);
+  if (fs.existsSync(file)) {
+    const b = fs.readFileSync(file);
+    const f = new Float32Array(b.buffer, b.byteOffset, b.byteLength / 4);
+    return texts.map((_, i) => f.slice(i * 512, (i + 1) * 512));
+  }
+  const out = await model.embedTexts(m, texts);
+  const all = new Float32Array(texts.length * 512);
+  out.forEach((v, i) => all.set(v, i * 512));
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(file, Buffer.from(all.buffer));
+  return out;
 }
 
 // fitTable trains the rows of built towards the full model (lib/fit.js) and
@@ -124,30 +180,53 @@ function canonicalArgs(o) {
 async function fitTable(m, built, o) {
   const sentences = corpus.prose(o.fitProse);
   const pairs = o.fitDocs ? corpus.docPairs() : [];
-  const texts = [...sentences, ...pairs.map((p) => p.doc)];
+  const go = o.fitGo > 0 ? corpus.goPairs(o.fitGo) : { pairs: [] };
+  // The teacher embeds Go doc sentences only when an item trains towards them.
+  const goTeacher = o.goWeight > 0 || o.goDoc;
+  const texts = [...sentences, ...pairs.map((p) => p.doc), ...(goTeacher ? go.pairs.map((p) => p.doc) : [])];
   const t0 = Date.now();
-  const teacher = await model.embedTexts(m, texts);
+  const teacher = await teacherVectors(m, texts, o.teacherCache);
   const t1 = Date.now();
-  // Inputs and the teacher text each is trained towards: a sentence to
-  // itself; a declaration and its doc comment both to the comment.
+  // Inputs, the teacher text each is trained towards and its weight: a
+  // sentence to itself; a declaration and its doc comment both to the
+  // comment (a Go declaration with --go-weight).
   const items = [];
-  sentences.forEach((s, i) => items.push([s, i]));
+  sentences.forEach((s, i) => items.push([s, i, 1]));
   pairs.forEach((p, i) => {
-    items.push([p.code, sentences.length + i]);
-    items.push([p.doc, sentences.length + i]);
+    items.push([p.code, sentences.length + i, 1]);
+    items.push([p.doc, sentences.length + i, 1]);
+  });
+  const goBase = sentences.length + pairs.length;
+  go.pairs.forEach((p, i) => {
+    if (o.goWeight > 0) items.push([p.code, goBase + i, o.goWeight]);
+    if (o.goDoc) items.push([p.doc, goBase + i, 1]);
   });
   const D = teacher[0].length;
   const tv = new Float32Array(items.length * D);
   items.forEach(([, t], k) => tv.set(teacher[t], k * D));
   const targets = fit.targets(tv, items.length, D, built.basis);
   const bags = items.map(([s]) => fit.bag(m.tokenizer.encode(s)));
+  const weights = Float64Array.from(items.map(([, , w]) => w));
   const frozen = new Uint8Array(m.vocabulary.length);
   frozen.fill(1, 0, table.RESERVED);
+  const contrast = o.contrast > 0 ? {
+    pairs: go.pairs.map((p) => [fit.bag(m.tokenizer.encode(p.doc)), fit.bag(m.tokenizer.encode(p.code))]),
+    weight: o.contrast,
+    temp: o.contrastTemp,
+    batch: o.contrastBatch,
+  } : undefined;
   const history = fit.fit(built.rows, built.dim, bags, targets,
-    { epochs: o.fitEpochs, lr: o.fitLr, batch: o.fitBatch, seed: o.seed }, frozen);
-  console.error(`distill: fit on ${sentences.length} sentences + ${pairs.length} doc pairs: teacher ${((t1 - t0) / 1000).toFixed(0)} s, ` +
-    `training ${((Date.now() - t1) / 1000).toFixed(0)} s, mean cosine per epoch ${history.map((h) => h.toFixed(3)).join(' ')}`);
-  return { sentences: sentences.length, docPairs: pairs.length, cosine: history.map((h) => Number(h.toFixed(4))) };
+    { epochs: o.fitEpochs, lr: o.fitLr, batch: o.fitBatch, seed: o.seed, weights, contrast }, frozen);
+  const fmt = (h) => (Array.isArray(h) ? h.map((x) => x.toFixed(3)).join('/') : h.toFixed(3));
+  console.error(`distill: fit on ${sentences.length} sentences + ${pairs.length} doc pairs + ${go.pairs.length} Go pairs: ` +
+    `teacher ${((t1 - t0) / 1000).toFixed(0)} s, training ${((Date.now() - t1) / 1000).toFixed(0)} s, ` +
+    `mean cosine${contrast ? '/contrastive loss' : ''} per epoch ${history.map(fmt).join(' ')}`);
+  const round = (h) => (Array.isArray(h) ? h.map((x) => Number(x.toFixed(4))) : Number(h.toFixed(4)));
+  const summary = { sentences: sentences.length, docPairs: pairs.length, cosine: history.map(round) };
+  if (o.fitGo > 0) {
+    summary.goPairs = { used: go.pairs.length, of: go.total, sha256: go.sha256, go: go.goVersion };
+  }
+  return summary;
 }
 
 async function main() {

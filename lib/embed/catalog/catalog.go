@@ -1,5 +1,7 @@
 // Package catalog resolves the configured embedder (embed.provider) to a
-// concrete embed.Embedder per index kind.
+// concrete embed.Embedder per index kind: the offline ones built into the
+// binary (local, local-full, hash) or a remote model (mistral, openai,
+// ollama).
 package catalog
 
 import (
@@ -18,16 +20,23 @@ import (
 const Offline = local.Name
 
 // Resolve returns the provider name embed.provider resolves to: "auto"
-// becomes the offline default.
+// becomes "mistral" when a Mistral API key is set, else the offline
+// default.
 func Resolve(cfg *config.Config) string {
 	p := cfg.Embed.Provider
 	if p == "" || p == "auto" {
+		if cfg.Mistral.APIKey.IsSet() {
+			return "mistral"
+		}
 		return Offline
 	}
 	return p
 }
 
-// Open returns the embedders for the text and code indexes.
+// Open returns the embedders for the text and code indexes. Remote
+// providers fail here only on configuration problems (CONFIG_INVALID: no
+// key, a bad URL, an unknown dimension); network errors surface when
+// embedding.
 func Open(cfg *config.Config) (map[string]embed.Embedder, error) {
 	var e embed.Embedder
 	switch p := Resolve(cfg); p {
@@ -45,9 +54,11 @@ func Open(cfg *config.Config) (map[string]embed.Embedder, error) {
 			return nil, err
 		}
 		e = h
+	case "mistral", "openai", "ollama":
+		return openRemote(cfg, p)
 	default:
 		return nil, errcode.FieldError(errcode.ConfigInvalid, "embed.provider",
-			"embed.provider %q is not available in this build (available: auto, local, local-full, hash)", p)
+			"embed.provider %q is not available in this build (available: auto, local, local-full, hash, mistral, openai, ollama)", p)
 	}
 	return map[string]embed.Embedder{record.KindText: e, record.KindCode: e}, nil
 }

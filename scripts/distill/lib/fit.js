@@ -49,11 +49,111 @@ function bag(ids) {
   return [Int32Array.from(keys), Float64Array.from(keys.map((k) => m.get(k)))];
 }
 
+// sumBag writes the sum of the rows of bag [ids, counts] into out.
+function sumBag(rows, dim, bag, out) {
+  const [ids, cnt] = bag;
+  out.fill(0);
+  for (let t = 0; t < ids.length; t++) {
+    const o = ids[t] * dim;
+    for (let j = 0; j < dim; j++) out[j] += cnt[t] * rows[o + j];
+  }
+}
+
+// addGrad adds f·cnt·g to the gradient of every unfrozen row of bag.
+function addGrad(grad, dim, bag, g, f, frozen) {
+  const [ids, cnt] = bag;
+  for (let t = 0; t < ids.length; t++) {
+    const id = ids[t];
+    if (frozen[id]) continue;
+    let acc = grad.get(id);
+    if (!acc) {
+      acc = new Float64Array(dim);
+      grad.set(id, acc);
+    }
+    const c = f * cnt[t];
+    for (let j = 0; j < dim; j++) acc[j] += c * g[j];
+  }
+}
+
+// contrastGrad adds to grad the gradient of a symmetric InfoNCE loss over
+// one batch of [queryBag, docBag] pairs (in-batch negatives, temperature
+// temp, scaled by weight) and returns the batch's mean loss. The gradient
+// w.r.t. a normalised sum q = u/|u| goes back to u as (dq − q(q·dq))/|u|.
+function contrastGrad(rows, dim, pairs, temp, weight, grad, frozen) {
+  const B = pairs.length;
+  const q = [];
+  const c = [];
+  const qn = new Float64Array(B);
+  const cn = new Float64Array(B);
+  for (let i = 0; i < B; i++) {
+    for (const [side, vs, ns] of [[0, q, qn], [1, c, cn]]) {
+      const v = new Float64Array(dim);
+      sumBag(rows, dim, pairs[i][side], v);
+      let ss = 0;
+      for (let j = 0; j < dim; j++) ss += v[j] * v[j];
+      const norm = Math.sqrt(ss);
+      ns[i] = norm;
+      if (norm > 0) for (let j = 0; j < dim; j++) v[j] /= norm;
+      vs.push(v);
+    }
+  }
+  const S = new Float64Array(B * B);
+  for (let i = 0; i < B; i++) {
+    for (let k = 0; k < B; k++) {
+      let d = 0;
+      for (let j = 0; j < dim; j++) d += q[i][j] * c[k][j];
+      S[i * B + k] = d / temp;
+    }
+  }
+  // G = dLoss/dS: softmax over each row (query → docs) and each column
+  // (doc → queries), minus the identity, averaged over both directions.
+  const G = new Float64Array(B * B);
+  let loss = 0;
+  for (let dir = 0; dir < 2; dir++) {
+    for (let i = 0; i < B; i++) {
+      const at = (k) => (dir === 0 ? i * B + k : k * B + i);
+      let mx = -Infinity;
+      for (let k = 0; k < B; k++) mx = Math.max(mx, S[at(k)]);
+      let z = 0;
+      for (let k = 0; k < B; k++) z += Math.exp(S[at(k)] - mx);
+      loss += (mx + Math.log(z) - S[at(i)]) / (2 * B);
+      for (let k = 0; k < B; k++) {
+        G[at(k)] += (Math.exp(S[at(k)] - mx) / z - (k === i ? 1 : 0)) / (2 * B);
+      }
+    }
+  }
+  const dq = new Float64Array(dim);
+  const dc = new Float64Array(dim);
+  for (let i = 0; i < B; i++) {
+    for (const [side, self, other, norms, d] of [[0, q, c, qn, dq], [1, c, q, cn, dc]]) {
+      if (norms[i] === 0) continue;
+      d.fill(0);
+      for (let k = 0; k < B; k++) {
+        const g = (side === 0 ? G[i * B + k] : G[k * B + i]) / temp;
+        if (g === 0) continue;
+        const o = other[k];
+        for (let j = 0; j < dim; j++) d[j] += g * o[j];
+      }
+      const v = self[i];
+      let dot = 0;
+      for (let j = 0; j < dim; j++) dot += v[j] * d[j];
+      for (let j = 0; j < dim; j++) d[j] = (d[j] - v[j] * dot) / norms[i];
+      addGrad(grad, dim, pairs[i][side], d, weight, frozen);
+    }
+  }
+  return loss;
+}
+
 // fit trains rows (Float64Array n×dim, modified in place) on the token bags
 // of the sentences and their unit targets (Float64Array count×dim). Returns
-// the mean cosine per epoch. Rows of frozen ids are not changed.
+// the mean cosine per epoch. Rows of frozen ids are not changed. opts.weights
+// (optional, one per bag) scales each bag's share of the gradient.
+// opts.contrast (optional) = {pairs: [[queryBag, docBag]...], weight, temp,
+// batch} adds a symmetric in-batch InfoNCE loss over the pairs: each Adam
+// step then also takes the gradient of one batch of pairs, spread evenly
+// over the epoch; history entries become [cosine, contrastive loss].
 function fit(rows, dim, bags, tgt, opts, frozen) {
-  const { epochs, lr, batch, seed } = opts;
+  const { epochs, lr, batch, seed, weights, contrast } = opts;
   const n = rows.length / dim;
   const m1 = new Float64Array(rows.length);
   const m2 = new Float64Array(rows.length);
@@ -63,26 +163,31 @@ function fit(rows, dim, bags, tgt, opts, frozen) {
   const eps = 1e-8;
   const rnd = mulberry32(seed);
   const order = bags.map((_, i) => i);
+  const corder = contrast ? contrast.pairs.map((_, i) => i) : [];
   const grad = new Map();
   const s = new Float64Array(dim);
   const history = [];
+  const nSteps = Math.ceil(order.length / batch);
+  const nC = contrast ? Math.ceil(corder.length / contrast.batch) : 0;
   for (let ep = 0; ep < epochs; ep++) {
     for (let i = order.length - 1; i > 0; i--) {
       const j = Math.floor(rnd() * (i + 1));
       [order[i], order[j]] = [order[j], order[i]];
     }
+    for (let i = corder.length - 1; i > 0; i--) {
+      const j = Math.floor(rnd() * (i + 1));
+      [corder[i], corder[j]] = [corder[j], corder[i]];
+    }
     let cosSum = 0;
-    for (let start = 0; start < order.length; start += batch) {
+    let closs = 0;
+    let cdone = 0;
+    for (let step = 0, start = 0; start < order.length; step++, start += batch) {
       grad.clear();
       const end = Math.min(order.length, start + batch);
       for (let k = start; k < end; k++) {
         const idx = order[k];
         const [ids, cnt] = bags[idx];
-        s.fill(0);
-        for (let t = 0; t < ids.length; t++) {
-          const o = ids[t] * dim;
-          for (let j = 0; j < dim; j++) s[j] += cnt[t] * rows[o + j];
-        }
+        sumBag(rows, dim, bags[idx], s);
         let ss = 0;
         for (let j = 0; j < dim; j++) ss += s[j] * s[j];
         const norm = Math.sqrt(ss);
@@ -100,9 +205,15 @@ function fit(rows, dim, bags, tgt, opts, frozen) {
             g = new Float64Array(dim);
             grad.set(id, g);
           }
-          const f = cnt[t] / norm / (end - start);
+          const f = (weights ? weights[idx] : 1) * cnt[t] / norm / (end - start);
           for (let j = 0; j < dim; j++) g[j] -= f * (tgt[to + j] - c * s[j] / norm);
         }
+      }
+      // Contrastive batches due by the end of this step.
+      const due = Math.min(nC, Math.ceil(((step + 1) * nC) / nSteps));
+      for (; cdone < due; cdone++) {
+        const part = corder.slice(cdone * contrast.batch, (cdone + 1) * contrast.batch).map((i) => contrast.pairs[i]);
+        if (part.length > 1) closs += contrastGrad(rows, dim, part, contrast.temp, contrast.weight, grad, frozen) / nC;
       }
       const ids = [...grad.keys()].sort((a, b) => a - b);
       for (const id of ids) {
@@ -118,9 +229,9 @@ function fit(rows, dim, bags, tgt, opts, frozen) {
         }
       }
     }
-    history.push(cosSum / order.length);
+    history.push(contrast ? [cosSum / order.length, closs] : cosSum / order.length);
   }
   return history;
 }
 
-module.exports = { targets, bag, fit, mulberry32 };
+module.exports = { targets, bag, fit, contrastGrad, mulberry32 };

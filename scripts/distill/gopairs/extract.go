@@ -1,0 +1,308 @@
+package main
+
+import (
+	"bytes"
+	"go/ast"
+	"go/doc"
+	"go/parser"
+	"go/printer"
+	"go/token"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"unicode"
+
+	"github.com/dir2mcp/dir2mcp/lib/embed/local"
+)
+
+// pair is one line of output.
+type pair struct {
+	Mod   string `json:"mod"`
+	File  string `json:"file"`  // path inside the module
+	Ident string `json:"ident"` // Name or Recv.Name
+	Doc   string `json:"doc"`   // first doc sentence, identifier masked
+	Code  string `json:"code"`  // CodeText of the declaration without comments
+	// Original is the unmasked sentence (decontamination only).
+	Original string `json:"-"`
+}
+
+// minWords is the shortest masked sentence kept, as in the gostd eval.
+const minWords = 5
+
+var synopsis = (&doc.Package{}).Synopsis
+
+// skipDir reports whether a directory of a module holds no code of its own
+// authors worth learning from: test data, vendored or forked code.
+func skipDir(name string) bool {
+	l := strings.ToLower(name)
+	return l == "testdata" || l == "vendor" || l == "third_party" || strings.Contains(l, "fork") ||
+		strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")
+}
+
+// goAuthored reports whether a source file carries the Go Authors'
+// copyright: code copied from the Go tree, whose docs would leak the
+// standard library into the fit.
+func goAuthored(src []byte) bool {
+	head := src[:min(len(src), 2048)]
+	return bytes.Contains(head, []byte("The Go Authors"))
+}
+
+// modulePairs returns the pairs of one module directory in file path order,
+// then source order, without repeats.
+func modulePairs(m module, dir string, maxWords int) ([]pair, error) {
+	short := shortName(m.Path)
+	var files []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if p != dir && skipDir(d.Name()) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if strings.HasSuffix(p, ".go") && !strings.HasSuffix(p, "_test.go") {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	var out []pair
+	seen := map[[2]string]bool{}
+	for _, p := range files { // WalkDir visits in lexical order
+		src, err := os.ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		if goAuthored(src) {
+			continue
+		}
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, p, src, parser.ParseComments|parser.SkipObjectResolution)
+		if err != nil || ast.IsGenerated(f) {
+			continue
+		}
+		rel, _ := filepath.Rel(dir, p)
+		rel = filepath.ToSlash(rel)
+		for _, d := range declDocs(f) {
+			q, ok := maskedSentence(d.text, d.ident)
+			if !ok {
+				continue
+			}
+			code := capWords(local.CodeText(path.Join(short, rel), printNode(fset, d.node)), maxWords)
+			if code == "" || seen[[2]string{q, code}] {
+				continue
+			}
+			seen[[2]string{q, code}] = true
+			out = append(out, pair{Mod: m.Path, File: rel, Ident: d.ident, Doc: q, Code: code, Original: synopsisOf(d.text)})
+		}
+	}
+	return out, nil
+}
+
+// shortName is the last element of a module path without its major
+// version suffix: go.uber.org/zap → zap, github.com/jackc/pgx/v5 → pgx.
+func shortName(modPath string) string {
+	p := modPath
+	if b := path.Base(p); len(b) > 1 && b[0] == 'v' && strings.Trim(b[1:], "0123456789") == "" {
+		p = path.Dir(p)
+	}
+	return path.Base(p)
+}
+
+// documented is a declaration with its doc comment.
+type documented struct {
+	ident string   // Name or Recv.Name
+	text  string   // doc comment text
+	node  ast.Node // the declaration, doc comment removed
+}
+
+// declDocs returns the documented functions, methods and types of f in
+// source order, as the gostd eval collects them (exported or not).
+func declDocs(f *ast.File) []documented {
+	var out []documented
+	for _, decl := range f.Decls {
+		switch x := decl.(type) {
+		case *ast.FuncDecl:
+			if x.Doc == nil || x.Name.Name == "_" {
+				continue
+			}
+			ident := x.Name.Name
+			if x.Recv != nil {
+				r := recvName(x.Recv)
+				if r == "" {
+					continue
+				}
+				ident = r + "." + ident
+			}
+			c := *x
+			c.Doc = nil
+			out = append(out, documented{ident, x.Doc.Text(), &c})
+		case *ast.GenDecl:
+			if x.Tok != token.TYPE {
+				continue
+			}
+			for _, sp := range x.Specs {
+				ts := sp.(*ast.TypeSpec)
+				cg := ts.Doc
+				if cg == nil && len(x.Specs) == 1 {
+					cg = x.Doc
+				}
+				if cg == nil {
+					continue
+				}
+				c := *ts
+				c.Doc, c.Comment = nil, nil
+				out = append(out, documented{ts.Name.Name, cg.Text(), &ast.GenDecl{Tok: token.TYPE, Specs: []ast.Spec{&c}}})
+			}
+		}
+	}
+	return out
+}
+
+func recvName(fl *ast.FieldList) string {
+	if fl == nil || len(fl.List) == 0 {
+		return ""
+	}
+	t := fl.List[0].Type
+	for {
+		switch x := t.(type) {
+		case *ast.StarExpr:
+			t = x.X
+		case *ast.IndexExpr:
+			t = x.X
+		case *ast.IndexListExpr:
+			t = x.X
+		case *ast.Ident:
+			return x.Name
+		default:
+			return ""
+		}
+	}
+}
+
+// printNode prints a declaration without any comment: go/printer prints
+// free-floating comments only for a whole file, and the doc and line
+// comments of fields and specs inside n are removed here first.
+func printNode(fset *token.FileSet, n ast.Node) string {
+	ast.Inspect(n, func(n ast.Node) bool {
+		switch x := n.(type) {
+		case *ast.Field:
+			x.Doc, x.Comment = nil, nil
+		case *ast.ValueSpec:
+			x.Doc, x.Comment = nil, nil
+		case *ast.TypeSpec:
+			x.Doc, x.Comment = nil, nil
+		case *ast.ImportSpec:
+			x.Doc, x.Comment = nil, nil
+		}
+		return true
+	})
+	var b strings.Builder
+	if err := (&printer.Config{Mode: printer.UseSpaces | printer.TabIndent, Tabwidth: 8}).Fprint(&b, fset, n); err != nil {
+		return ""
+	}
+	return b.String()
+}
+
+func synopsisOf(text string) string {
+	return strings.Join(strings.Fields(synopsis(text)), " ")
+}
+
+// maskedSentence returns the first sentence of a doc comment with the
+// identifier removed the way the gostd eval builds its queries: a leading
+// "Name ", "A Name ", "An Name " or "The Name " is cut, other whole-word
+// occurrences of the name and of a method's receiver type become "it".
+// It reports false for deprecations and sentences under minWords words.
+func maskedSentence(text, ident string) (string, bool) {
+	s := synopsisOf(text)
+	if strings.HasPrefix(s, "Deprecated") || strings.Contains(s, "Deprecated:") {
+		return "", false
+	}
+	recv, name, isMethod := strings.Cut(ident, ".")
+	if !isMethod {
+		name = recv
+	}
+	q := s
+	for _, pre := range []string{name + " ", "A " + name + " ", "An " + name + " ", "The " + name + " "} {
+		if strings.HasPrefix(q, pre) {
+			q = q[len(pre):]
+			break
+		}
+	}
+	q = wholeWord(name).ReplaceAllString(q, "it")
+	if isMethod {
+		q = wholeWord(recv).ReplaceAllString(q, "it")
+	}
+	q = strings.TrimSpace(q)
+	if len(strings.Fields(q)) < minWords {
+		return "", false
+	}
+	return q, true
+}
+
+func wholeWord(w string) *regexp.Regexp {
+	return regexp.MustCompile(`\b` + regexp.QuoteMeta(w) + `\b`)
+}
+
+// capWords keeps the first n space-separated words of s.
+func capWords(s string, n int) string {
+	i := 0
+	for k := 0; k < n; k++ {
+		j := strings.IndexByte(s[i:], ' ')
+		if j < 0 {
+			return s
+		}
+		i += j + 1
+	}
+	return s[:i-1]
+}
+
+// normSentence is the comparison form of a sentence: lower-case letter and
+// digit runs separated by single spaces.
+func normSentence(s string) string {
+	return strings.Join(strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsNumber(r)
+	}), " ")
+}
+
+// stdSentences returns the comparison forms of the first sentence of every
+// comment in the Go tree under src (tests and commands included), and of
+// each declaration's doc sentence masked as maskedSentence does.
+func stdSentences(src string) (map[string]bool, error) {
+	set := map[string]bool{}
+	if _, err := os.Stat(src); err != nil {
+		return nil, err
+	}
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), p, b, parser.ParseComments|parser.SkipObjectResolution)
+		if f == nil {
+			return nil
+		}
+		for _, cg := range f.Comments {
+			if s := normSentence(synopsisOf(cg.Text())); s != "" {
+				set[s] = true
+			}
+		}
+		for _, d := range declDocs(f) {
+			if q, ok := maskedSentence(d.text, d.ident); ok {
+				set[normSentence(q)] = true
+			}
+		}
+		return nil
+	})
+	return set, err
+}
