@@ -45,8 +45,8 @@ func (a *Asker) generate(ctx context.Context, question string, hits []retrieve.H
 	if sys != "" {
 		sys += "\n\n"
 	}
-	zero := 0.2
-	resp, err := a.Chat.Chat(ctx, provider.ChatRequest{Model: a.ChatModel, Temperature: &zero, Messages: []provider.Message{
+	temp := 0.2
+	resp, err := a.Chat.Chat(ctx, provider.ChatRequest{Model: a.ChatModel, Temperature: &temp, Messages: []provider.Message{
 		{Role: "system", Content: sys + instructions},
 		{Role: "user", Content: user.String()},
 	}})
@@ -103,7 +103,8 @@ func (a *Asker) sources(ctx context.Context, hits []retrieve.Hit) ([]source, err
 // checkCitations keeps the bracketed citations of ans that point at a hit
 // (exactly, or at a part of it: lines inside its lines, its page, a time
 // range inside its range) and removes the ones that do not, so every
-// citation a reader sees is real. It returns the citations in order of
+// citation a reader sees is real. A citation that renders a hit exactly
+// carries the hit's span. It returns the citations in order of
 // first appearance.
 func checkCitations(ans string, hits []retrieve.Hit) (string, []Citation) {
 	cites := []Citation{}
@@ -114,6 +115,9 @@ func checkCitations(ans string, hits []retrieve.Hit) (string, []Citation) {
 			return m // not a citation: ordinary bracketed text
 		}
 		for _, h := range hits {
+			if m == retrieve.Cite(h.RelPath, h.Span) {
+				sp = h.Span // the hit itself, at full precision
+			}
 			if h.RelPath == path && within(sp, h.Span) {
 				if !seen[m] {
 					seen[m] = true

@@ -33,7 +33,7 @@ func TestCheckCitationsKeepsOnlyRealOnes(t *testing.T) {
 	want := []Citation{
 		{ChunkID: 7, RelPath: "docs/setup.md", Span: record.Lines(12, 14)},
 		{ChunkID: 8, RelPath: "report.pdf", Span: record.Page(3)},
-		{ChunkID: 9, RelPath: "standup.wav", Span: record.Time(65000, 95000)},
+		{ChunkID: 9, RelPath: "standup.wav", Span: record.Time(65000, 95500)},
 	}
 	if len(cites) != len(want) {
 		t.Fatalf("citations %+v", cites)

@@ -25,6 +25,13 @@ func TestMissingCredentials(t *testing.T) {
 	if !reflect.DeepEqual(m, want) {
 		t.Errorf("got %+v", m)
 	}
+	m = MissingCredentials(load(map[string]string{"DIR2MCP_RAG_CHAT_PROVIDER": "mistral"}))
+	if len(m) != 1 || m[0].KeyPath != "mistral.api_key" || m[0].Reason != "rag.chat_provider is mistral" {
+		t.Errorf("chat provider: %+v", m)
+	}
+	if m := MissingCredentials(load(map[string]string{"DIR2MCP_RAG_CHAT_PROVIDER": "mistral", "DIR2MCP_RAG_GENERATE_ANSWER": "false"})); len(m) != 0 {
+		t.Errorf("no generation needs no chat key: %+v", m)
+	}
 	if m := MissingCredentials(load(map[string]string{"DIR2MCP_EMBED_PROVIDER": "mistral", "MISTRAL_API_KEY": "k"})); len(m) != 0 {
 		t.Errorf("key present but missing %v", m)
 	}

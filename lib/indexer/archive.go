@@ -47,6 +47,10 @@ func ArchiveLimits(cfg *config.Config) archive.Limits {
 // represented like a file of its type. A damaged or over-large archive is a
 // per-document error; the members read before the problem are kept.
 func (x *Extractor) archiveRep(ctx context.Context, r result, data []byte) result {
+	if archive.FormatOf(r.doc.RelPath) == "" { // .gz, .bz2, .zst, .7z, .rar, ...: compressed, but not a supported archive
+		return x.failed(r, record.StatusSkipped, errcode.DocTypeUnsupported,
+			"compressed file not expanded: only zip, tar, tar.gz and tar.bz2 archives are read")
+	}
 	r.act, r.archive = actReplace, true
 	err := archive.WalkReader(ctx, r.doc.RelPath, bytes.NewReader(data), int64(len(data)), ArchiveLimits(x.Config), archive.Visitor{
 		File: func(m archive.Member, rd io.Reader) error {

@@ -19,7 +19,10 @@ import (
 
 // Extractor is the extract stage: it applies document records to the store,
 // (re)building representations and chunks for new and modified documents and
-// tombstoning deleted ones.
+// tombstoning deleted ones. Text files get a raw_text representation; PDFs
+// and images ocr_markdown (text layer or OCR, chunked per page); audio a
+// transcript (chunked in time windows); archives are expanded into
+// archive_member documents (SPEC §7.3–7.5).
 type Extractor struct {
 	Store    *store.Store
 	Config   *config.Config

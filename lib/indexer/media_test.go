@@ -3,8 +3,11 @@ package indexer
 import (
 	"archive/zip"
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
+	"image"
+	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
@@ -281,6 +284,14 @@ func TestImageOCRAndSecretsInRecognisedText(t *testing.T) {
 	if len(cs) != 1 || cs[0].Span != record.Page(1) || !strings.Contains(cs[0].Text, "Invoice 4711") {
 		t.Errorf("chunks %+v", cs)
 	}
+	var dot bytes.Buffer
+	png.Encode(&dot, image.NewGray(image.Rect(0, 0, 16, 16)))
+	writeFile(t, filepath.Join(f.root, "dot.png"), dot.String())
+	n := len(eng.Calls())
+	f.runWith(&Media{OCR: eng})
+	if st, code, why := f.doc("dot.png"); st != record.StatusSkipped || code != string(errcode.DocTypeUnsupported) || !strings.Contains(why, "16×16") || len(eng.Calls()) != n {
+		t.Errorf("icon: %s %s %q, %d OCR calls", st, code, why, len(eng.Calls())-n)
+	}
 	if st, code, _ := f.doc("keys.png"); st != record.StatusSkipped || code != string(errcode.SecretExcluded) {
 		t.Errorf("secret in OCR text: %s %s", st, code)
 	}
@@ -345,6 +356,11 @@ func mustRead(t *testing.T, name string) []byte {
 func TestArchiveMembersAreDocuments(t *testing.T) {
 	f := newFixture(t, nil)
 	f.copyFixtures("docs.zip", "docs.tar.gz", "nested.zip", "zip-slip.zip")
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte("compressed text\n"))
+	zw.Close()
+	writeFile(t, filepath.Join(f.root, "data.txt.gz"), gz.String())
 	f.runWith(nil)
 	for _, p := range []string{"docs.zip!/docs/runbook.txt", "docs.tar.gz!/docs/sub/design.md",
 		"nested.zip!/inner.tar.gz!/docs/runbook.txt", "zip-slip.zip!/ok/inside.txt"} {
@@ -361,6 +377,9 @@ func TestArchiveMembersAreDocuments(t *testing.T) {
 	}
 	if n := strings.Count(f.log.String(), `"code":"FORBIDDEN"`); n != 2 {
 		t.Errorf("want 2 file_error events for the zip-slip names, log:\n%s", f.log)
+	}
+	if st, code, why := f.doc("data.txt.gz"); st != record.StatusSkipped || code != string(errcode.DocTypeUnsupported) || !strings.Contains(why, "only zip, tar") {
+		t.Errorf("gzip file: %s %s %q", st, code, why)
 	}
 	if _, err := os.Stat("/tmp/dir2mcp-zip-slip-canary.txt"); err == nil {
 		t.Error("zip-slip member was written outside the index")
@@ -440,5 +459,22 @@ func TestZipBombIsPerFileError(t *testing.T) {
 	}
 	if st, _, _ := f.doc("a.txt"); st != record.StatusOK || s.Errors < 1 {
 		t.Errorf("run %+v", s)
+	}
+}
+
+func TestPolicyFollowsEnginesAndModes(t *testing.T) {
+	cfg := newFixture(t, nil).cfg
+	base := PolicyFingerprint(cfg)
+	if PolicyFingerprintWith(cfg, nil) != base || PolicyFingerprintWith(cfg, &Media{}) != base {
+		t.Error("no engines should match the engine-less policy")
+	}
+	withOCR := PolicyFingerprintWith(cfg, &Media{OCR: &fakeOCR{}})
+	withSTT := PolicyFingerprintWith(cfg, &Media{STT: &fakeSTT{}, Timestamps: true})
+	if withOCR == base || withSTT == base || withOCR == withSTT {
+		t.Error("configuring a provider must change the policy")
+	}
+	cfg.Ingest.Archives.Mode = "shallow"
+	if PolicyFingerprint(cfg) == base {
+		t.Error("archive mode not in the policy")
 	}
 }

@@ -7,6 +7,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"image"
+	_ "image/gif" // image.DecodeConfig reads GIF, JPEG and PNG sizes
+	_ "image/jpeg"
+	_ "image/png"
 	"io"
 	"net/http"
 	"strings"
@@ -102,8 +106,16 @@ func (x *Extractor) pdfRep(ctx context.Context, r result, data []byte) result {
 	return x.pagesRep(r, texts, meta)
 }
 
+// Images smaller than this (icons, bullets, spacers) hold no legible text
+// and are not sent to OCR.
+const minTextImageWidth, minTextImageHeight = 48, 16
+
 // imageRep recognises the text of an image as its page 1.
 func (x *Extractor) imageRep(ctx context.Context, r result, data []byte) result {
+	if c, _, err := image.DecodeConfig(bytes.NewReader(data)); err == nil && (c.Width < minTextImageWidth || c.Height < minTextImageHeight) {
+		return x.failed(r, record.StatusSkipped, errcode.DocTypeUnsupported,
+			fmt.Sprintf("image of %d×%d px is too small to hold legible text (OCR needs at least %d×%d)", c.Width, c.Height, minTextImageWidth, minTextImageHeight))
+	}
 	mime := ocr.MIMEByExt(r.doc.RelPath)
 	if mime == "" || mime == "application/pdf" {
 		mime = http.DetectContentType(data)

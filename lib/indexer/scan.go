@@ -70,8 +70,9 @@ func SizeCaps(cfg *config.Config) func(docType string) int64 {
 	}
 }
 
-// PolicyChanged reports whether the stored scan policy differs from cfg's
-// (true for an index that has never completed a run).
+// PolicyChanged reports whether the stored scan policy differs from the one
+// of cfg and the media engines m (true for an index that has never
+// completed a run).
 func PolicyChanged(ctx context.Context, s *store.Store, cfg *config.Config, m *Media) (bool, error) {
 	if s == nil {
 		return true, nil
@@ -83,7 +84,7 @@ func PolicyChanged(ctx context.Context, s *store.Store, cfg *config.Config, m *M
 	return v != PolicyFingerprintWith(cfg, m), nil
 }
 
-// SavePolicy records cfg's scan policy after a complete run.
+// SavePolicy records the scan policy of cfg and m after a complete run.
 func SavePolicy(ctx context.Context, s *store.Store, cfg *config.Config, m *Media) error {
 	return s.Update(ctx, func(tx *store.Tx) error {
 		return tx.SetSetting(store.KeyScanPolicy, PolicyFingerprintWith(cfg, m))

@@ -122,16 +122,7 @@ func newProviderServer(t *testing.T, withKey bool, tts *fakeTTS) *providerFixtur
 	r, _ := rootfs.Open(root)
 	ex, _ := exclude.New(cfg.Security.PathExcludes, cfg.Security.SecretPatterns)
 	s := &Server{Engine: eng, Store: st, Root: r, Dir: dir, Exclude: ex, Config: cfg, Providers: set}
-	ct, stt := mcp.NewInMemoryTransports()
-	if _, err := s.MCP().Connect(ctx, stt, nil); err != nil {
-		t.Fatal(err)
-	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return &providerFixture{t: t, s: s, cs: cs, fake: fake, st: st}
+	return &providerFixture{t: t, s: s, cs: connect(t, s), fake: fake, st: st}
 }
 
 // call runs a tool and decodes its structured result into out; it
@@ -249,6 +240,10 @@ func TestOpenFilePagesTimesAndMembers(t *testing.T) {
 	f.call("dir2mcp.open_file", map[string]any{"rel_path": "docs.zip!/docs/runbook.txt", "start_line": 1, "end_line": 1}, &o)
 	if !strings.Contains(o.Content, "systemctl restart dir2mcp-ingest") || o.Span.Kind != "lines" {
 		t.Errorf("member: %+v", o)
+	}
+	rr, err := f.cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: ResourceURI("docs.zip!/docs/runbook.txt")})
+	if err != nil || !strings.Contains(rr.Contents[0].Text, "systemctl restart") {
+		t.Errorf("member as a resource: %v", err)
 	}
 	for rel, want := range map[string]string{"docs.zip": "DOC_TYPE_UNSUPPORTED", "docs.zip!/../../etc/passwd": "INVALID_FIELD",
 		"docs.zip!/docs/missing.txt": "FILE_NOT_FOUND", "nope.zip!/a.txt": "FILE_NOT_FOUND"} {

@@ -70,6 +70,13 @@ func newIndexedServer(t testing.TB, files map[string]string, status map[string]s
 		t.Fatal(err)
 	}
 	s := &Server{Store: st, Root: r, Dir: dir, Exclude: ex, Config: cfg, PageSize: 2}
+	return s, connect(t, s)
+}
+
+// connect serves s over an in-memory transport to a new client session.
+func connect(t testing.TB, s *Server) *mcp.ClientSession {
+	t.Helper()
+	ctx := context.Background()
 	ct, stt := mcp.NewInMemoryTransports()
 	if _, err := s.MCP().Connect(ctx, stt, nil); err != nil {
 		t.Fatal(err)
@@ -79,7 +86,7 @@ func newIndexedServer(t testing.TB, files map[string]string, status map[string]s
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cs.Close() })
-	return s, cs
+	return cs
 }
 
 func TestResourcesListReadAndComplete(t *testing.T) {

@@ -71,7 +71,8 @@ type Set struct {
 	TTS      *elevenlabs.Client
 	WhyNoTTS string
 
-	mistral *mistral.Client
+	mistral    *mistral.Client
+	elevenlabs *elevenlabs.Client
 }
 
 // Open resolves cfg. Cached engines keep their results under stateDir. It
@@ -87,6 +88,13 @@ func Open(cfg *config.Config, stateDir string) (*Set, error) {
 		}
 		s.mistral = c
 	}
+	if el := cfg.STT.ElevenLabs; el.APIKey.IsSet() {
+		c, err := elevenlabs.New(elevenlabs.Options{BaseURL: el.BaseURL, APIKey: el.APIKey})
+		if err != nil {
+			return nil, err
+		}
+		s.elevenlabs = c
+	}
 	s.openOCR(cfg, store)
 	if err := s.openSTT(cfg, store); err != nil {
 		return nil, err
@@ -95,8 +103,9 @@ func Open(cfg *config.Config, stateDir string) (*Set, error) {
 		return nil, err
 	}
 	s.openAnnotators(store)
-	if err := s.openTTS(cfg); err != nil {
-		return nil, err
+	s.TTS = s.elevenlabs
+	if s.TTS == nil {
+		s.WhyNoTTS = "text-to-speech needs ElevenLabs: set ELEVENLABS_API_KEY"
 	}
 	return s, nil
 }
@@ -121,16 +130,11 @@ func (s *Set) openSTT(cfg *config.Config, store *cache.Store) error {
 	var tr transcript.Transcriber
 	switch cfg.STT.Provider {
 	case "elevenlabs":
-		p := cfg.STT.ElevenLabs
-		if !p.APIKey.IsSet() {
+		if s.elevenlabs == nil {
 			s.WhyNoSTT = "no speech-to-text provider: stt.provider is elevenlabs but ELEVENLABS_API_KEY is not set"
 			return nil
 		}
-		c, err := elevenlabs.New(elevenlabs.Options{BaseURL: p.BaseURL, APIKey: p.APIKey})
-		if err != nil {
-			return err
-		}
-		tr = c.Transcriber(p.Model)
+		tr = s.elevenlabs.Transcriber(cfg.STT.ElevenLabs.Model)
 	default:
 		key := cfg.MistralSTTKey()
 		if !key.IsSet() {
@@ -211,20 +215,6 @@ func (s *Set) openAnnotators(store *cache.Store) {
 	if s.DocAnnotator == nil && s.TextAnnotator == nil {
 		s.WhyNoAnnotate = "no annotation model: set MISTRAL_API_KEY (or a chat provider, for text documents)"
 	}
-}
-
-func (s *Set) openTTS(cfg *config.Config) error {
-	p := cfg.STT.ElevenLabs
-	if !p.APIKey.IsSet() {
-		s.WhyNoTTS = "text-to-speech needs ElevenLabs: set ELEVENLABS_API_KEY"
-		return nil
-	}
-	c, err := elevenlabs.New(elevenlabs.Options{BaseURL: p.BaseURL, APIKey: p.APIKey})
-	if err != nil {
-		return err
-	}
-	s.TTS = c
-	return nil
 }
 
 // Names fills the OCR, speech-to-text and chat entries of m (SPEC §4.4

@@ -32,6 +32,7 @@ const DEFAULTS = {
   contrast: 0,
   contrastTemp: 0.05,
   contrastBatch: 128,
+  contrastCode: 'decl',
   teacherCache: '',
   fitEpochs: 5,
   fitLr: 1e-3,
@@ -59,6 +60,7 @@ const FLAGS = {
   '--contrast': ['contrast', Number],
   '--contrast-temp': ['contrastTemp', Number],
   '--contrast-batch': ['contrastBatch', Number],
+  '--contrast-code': ['contrastCode', String],
   '--teacher-cache': ['teacherCache', String],
   '--fit-epochs': ['fitEpochs', Number],
   '--fit-lr': ['fitLr', Number],
@@ -90,6 +92,8 @@ function usage(msg) {
                     sentences and declarations (default 0 = off; needs --fit-go)
   --contrast-temp T temperature of that loss (default 0.05)
   --contrast-batch N pairs per contrastive batch (default 128)
+  --contrast-code C decl | window | both: code side of a contrastive pair: the declaration,
+                    the 80-line window of its comment-free file, or each as its own pair (default decl)
   --teacher-cache D keep full-model embeddings of the fit text in directory D (no effect on output)
   --fit-lr LR       Adam learning rate of the fit (default 1e-3)
   --fit-batch N     sentences per fit step (default 64)
@@ -131,6 +135,7 @@ function parseArgs(argv) {
   if (o.contrast > 0 && o.fitGo === 0) usage('--contrast needs --fit-go');
   if (!(o.contrastTemp > 0)) usage('--contrast-temp must be > 0');
   if (!(Number.isInteger(o.contrastBatch) && o.contrastBatch >= 2)) usage('--contrast-batch must be a whole number >= 2');
+  if (!['decl', 'window', 'both'].includes(o.contrastCode)) usage(`--contrast-code ${o.contrastCode}`);
   if (o.noFitDocs) o.fitDocs = false;
   if (o.noGoDoc) o.goDoc = false;
   delete o.noFitDocs;
@@ -149,7 +154,10 @@ function canonicalArgs(o) {
     if (o.fitGo > 0) {
       a.push('--fit-go', o.fitGo, '--go-weight', o.goWeight);
       if (!o.goDoc) a.push('--no-go-doc');
-      if (o.contrast > 0) a.push('--contrast', o.contrast, '--contrast-temp', o.contrastTemp, '--contrast-batch', o.contrastBatch);
+      if (o.contrast > 0) {
+        a.push('--contrast', o.contrast, '--contrast-temp', o.contrastTemp, '--contrast-batch', o.contrastBatch,
+          '--contrast-code', o.contrastCode);
+      }
     }
   }
   return a.map(String);
@@ -172,6 +180,18 @@ async function teacherVectors(m, texts, dir) {
   out.forEach((v, i) => all.set(v, i * 512));
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(file, Buffer.from(all.buffer));
+  return out;
+}
+
+// contrastPairs returns [docBag, codeBag] pairs of the Go pairs, the code
+// side being the declaration, its window, or both (two pairs) per kind.
+function contrastPairs(m, goPairs, kind) {
+  const out = [];
+  for (const p of goPairs) {
+    const doc = fit.bag(m.tokenizer.encode(p.doc));
+    if (kind !== 'window') out.push([doc, fit.bag(m.tokenizer.encode(p.code))]);
+    if (kind !== 'decl' && p.window) out.push([doc, fit.bag(m.tokenizer.encode(p.window))]);
+  }
   return out;
 }
 
@@ -210,7 +230,7 @@ async function fitTable(m, built, o) {
   const frozen = new Uint8Array(m.vocabulary.length);
   frozen.fill(1, 0, table.RESERVED);
   const contrast = o.contrast > 0 ? {
-    pairs: go.pairs.map((p) => [fit.bag(m.tokenizer.encode(p.doc)), fit.bag(m.tokenizer.encode(p.code))]),
+    pairs: contrastPairs(m, go.pairs, o.contrastCode),
     weight: o.contrast,
     temp: o.contrastTemp,
     batch: o.contrastBatch,

@@ -4,19 +4,21 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 )
 
 // TestTableReproducible re-runs scripts/distill with the parameters recorded
 // in the built-in table and checks the output is byte-identical. It takes
-// about 3 minutes on 2 cores (most of it running the full model over the
-// fit corpus).
+// about 7 minutes on 2 cores (the full model over the fit prose, then the
+// fit with the Go pairs of scripts/distill/gomodules.txt).
 func TestTableReproducible(t *testing.T) {
 	if testing.Short() {
-		t.Skip("skipping: re-running the distillation takes ~3 min (run without -short)")
+		t.Skip("skipping: re-running the distillation takes ~7 min (run without -short)")
 	}
 	requireNode(t)
+	requireGoModules(t)
 	tab, _, err := DefaultTable()
 	if err != nil {
 		t.Fatal(err)
@@ -40,5 +42,19 @@ func TestTableReproducible(t *testing.T) {
 	}
 	if !bytes.Equal(got, tableFile) {
 		t.Fatalf("regenerated table (%d bytes) differs from lib/embed/local/table.bin (%d bytes) for flags %v", len(got), len(tableFile), args)
+	}
+}
+
+// requireGoModules skips t unless the Go modules the table's fit reads
+// (scripts/distill/gomodules.txt) are in the module cache: they come from
+// the Go module proxy, once, like scripts/distill's node_modules from npm.
+func requireGoModules(t *testing.T) {
+	t.Helper()
+	cmd := exec.Command("go", "run", "./scripts/distill/gopairs", "-o", os.DevNull)
+	cmd.Dir = filepath.Join("..", "..", "..")
+	cmd.Env = append(os.Environ(), "GOPROXY=off")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Skipf("skipping: the Go modules of scripts/distill/gomodules.txt are not all in the module cache "+
+			"(run `make -C scripts/distill gomods` once, with the Go module proxy reachable): %v\n%s", err, out)
 	}
 }

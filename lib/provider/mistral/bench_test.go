@@ -13,8 +13,7 @@ import (
 // chunks/s overall and per in-flight request slot.
 func BenchmarkEmbedThroughput(b *testing.B) {
 	f := newFake(b)
-	f.latency = 50 * time.Millisecond
-	f.dim = 1024
+	f.Latency = 50 * time.Millisecond
 	c := f.client(b, Options{Concurrency: 4})
 	e, err := c.Embedder("mistral-embed", 0)
 	if err != nil {

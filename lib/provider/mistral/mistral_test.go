@@ -16,6 +16,7 @@ import (
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
 	"github.com/dir2mcp/dir2mcp/lib/ocr"
 	"github.com/dir2mcp/dir2mcp/lib/provider"
+	"github.com/dir2mcp/dir2mcp/lib/provider/mistral/mistraltest"
 	"github.com/dir2mcp/dir2mcp/lib/record"
 	"github.com/dir2mcp/dir2mcp/lib/transcript"
 )
@@ -65,18 +66,17 @@ func TestEmbedderIDsAndDimensions(t *testing.T) {
 
 func TestEmbedBatchesByCountAndReturnsUnitVectorsInOrder(t *testing.T) {
 	f := newFake(t)
-	f.dim = 1536
 	e, _ := f.client(t, Options{}).Embedder("codestral-embed", 0)
 	in := inputs(600, func(i int) string { return strings.Repeat("x", i%40+1) })
 	vecs, err := e.Embed(context.Background(), in)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(f.batchSizes) != 3 {
-		t.Fatalf("batches %v, want 3 of at most 256", f.batchSizes)
+	if len(f.BatchSizes()) != 3 {
+		t.Fatalf("batches %v, want 3 of at most 256", f.BatchSizes())
 	}
 	total := 0
-	for _, n := range f.batchSizes {
+	for _, n := range f.BatchSizes() {
 		if n > 256 {
 			t.Fatalf("batch of %d inputs", n)
 		}
@@ -91,7 +91,7 @@ func TestEmbedBatchesByCountAndReturnsUnitVectorsInOrder(t *testing.T) {
 			t.Fatalf("vector %d is not the normalised vector of its input", i)
 		}
 	}
-	if _, ok := f.requests[0]["output_dimension"]; ok {
+	if _, ok := f.Requests()[0].Body["output_dimension"]; ok {
 		t.Fatal("output_dimension sent for the default dimension")
 	}
 }
@@ -104,19 +104,19 @@ func TestEmbedRespectsTokenBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	per := chunk.TokensEstimate(long)
-	for _, n := range f.batchSizes {
+	for _, n := range f.BatchSizes() {
 		if n*per > EmbedLimits.MaxTokens {
 			t.Fatalf("batch of %d inputs carries %d tokens", n, n*per)
 		}
 	}
-	if len(f.batchSizes) < 100*per/EmbedLimits.MaxTokens {
-		t.Fatalf("%d batches for %d tokens", len(f.batchSizes), 100*per)
+	if len(f.BatchSizes()) < 100*per/EmbedLimits.MaxTokens {
+		t.Fatalf("%d batches for %d tokens", len(f.BatchSizes()), 100*per)
 	}
 }
 
 func TestEmbedSplitsWhenTheServerSaysTooManyTokens(t *testing.T) {
 	f := newFake(t)
-	f.maxTokens = 3000 // tighter than our estimate-based budget
+	f.MaxTokens = 3000 // tighter than our estimate-based budget
 	e, _ := f.client(t, Options{}).Embedder("mistral-embed", 0)
 	long := strings.Repeat("tokenized words ", 400)
 	vecs, err := e.Embed(context.Background(), inputs(20, func(int) string { return long }))
@@ -134,7 +134,7 @@ func TestEmbedErrors(t *testing.T) {
 		t.Fatalf("auth: %+v", ce)
 	}
 
-	f.malformed = true
+	f.Malformed = true
 	e, _ = f.client(t, Options{}).Embedder("mistral-embed", 0)
 	_, err = e.Embed(context.Background(), inputs(1, func(int) string { return "a" }))
 	if ce := errcode.As(err); ce.Code != errcode.MistralFailed || ce.Retryable || !errors.Is(err, provider.ErrMalformed) {
@@ -146,15 +146,15 @@ func TestEmbedRetries5xxAndRateLimits(t *testing.T) {
 	f := newFake(t)
 	c := f.client(t, Options{})
 	e, _ := c.Embedder("mistral-embed", 0)
-	f.fail(2, 503, "")
+	f.FailNext(mistraltest.Any, 2, 503, "")
 	if _, err := e.Embed(context.Background(), inputs(3, func(int) string { return "a" })); err != nil {
 		t.Fatal(err)
 	}
-	if f.calls.Load() != 3 {
-		t.Fatalf("calls %d, want 3", f.calls.Load())
+	if f.Total() != 3 {
+		t.Fatalf("calls %d, want 3", f.Total())
 	}
 
-	f.fail(1, 429, "1")
+	f.FailNext(mistraltest.Any, 1, 429, "1")
 	start := time.Now()
 	if _, err := e.Embed(context.Background(), inputs(3, func(int) string { return "b" })); err != nil {
 		t.Fatal(err)
@@ -168,7 +168,7 @@ func TestRateLimitPastBudgetIsTyped(t *testing.T) {
 	f := newFake(t)
 	c := f.client(t, Options{Retry: provider.RetryPolicy{BaseDelay: time.Millisecond, Budget: time.Second}})
 	e, _ := c.Embedder("mistral-embed", 0)
-	f.fail(100, 429, "30")
+	f.FailNext(mistraltest.Any, 100, 429, "30")
 	_, err := e.Embed(context.Background(), inputs(1, func(int) string { return "a" }))
 	ce := errcode.As(err)
 	if ce.Code != errcode.MistralRateLimit || !ce.Retryable || ce.RetryAfterMs != 30000 {
@@ -178,7 +178,7 @@ func TestRateLimitPastBudgetIsTyped(t *testing.T) {
 
 func TestEmbedCancellation(t *testing.T) {
 	f := newFake(t)
-	f.latency = 200 * time.Millisecond
+	f.Latency = 200 * time.Millisecond
 	e, _ := f.client(t, Options{}).Embedder("mistral-embed", 0)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
@@ -199,7 +199,7 @@ func TestOCRPDFPagesAreOneBasedAndOrdered(t *testing.T) {
 	if res.Model != DefaultOCRModel || len(res.Pages) != 3 || res.Pages[0].Number != 1 || !strings.Contains(res.Pages[2].Markdown, "third page") {
 		t.Fatalf("result %+v", res)
 	}
-	doc := f.requests[0]["document"].(map[string]any)
+	doc := f.Requests()[0].Body["document"].(map[string]any)
 	if doc["type"] != "document_url" || !strings.HasPrefix(doc["document_url"].(string), "data:application/pdf;base64,") {
 		t.Fatalf("document %v", doc)
 	}
@@ -208,7 +208,7 @@ func TestOCRPDFPagesAreOneBasedAndOrdered(t *testing.T) {
 	if err != nil || len(res.Pages) != 1 || res.Pages[0].Number != 2 {
 		t.Fatalf("page selection: %+v %v", res, err)
 	}
-	if ps := f.requests[1]["pages"].([]any); len(ps) != 1 || ps[0].(float64) != 1 {
+	if ps := f.Requests()[1].Body["pages"].([]any); len(ps) != 1 || ps[0].(float64) != 1 {
 		t.Fatalf("pages sent %v, want [1] (0-based)", ps)
 	}
 }
@@ -219,8 +219,8 @@ func TestOCRImageUsesImageURL(t *testing.T) {
 	if err != nil || len(res.Pages) != 1 || !strings.Contains(res.Pages[0].Markdown, "Invoice 4711") {
 		t.Fatalf("%+v %v", res, err)
 	}
-	if f.requests[0]["document"].(map[string]any)["type"] != "image_url" {
-		t.Fatalf("request %v", f.requests[0])
+	if f.Requests()[0].Body["document"].(map[string]any)["type"] != "image_url" {
+		t.Fatalf("request %v", f.Requests()[0].Body)
 	}
 	_, err = f.client(t, Options{}).OCR("").OCR(context.Background(), ocr.Document{Data: []byte("x"), MIME: "text/plain"})
 	if errcode.Of(err) != errcode.DocTypeUnsupported {
@@ -239,10 +239,10 @@ func TestAnnotate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(res.JSON) != `{"title": "Quarterly report", "pages": 2}` {
+	if string(res.JSON) != `{"pages":2,"title":"Quarterly report"}` {
 		t.Fatalf("annotation %s", res.JSON)
 	}
-	af := f.requests[0]["document_annotation_format"].(map[string]any)
+	af := f.Requests()[0].Body["document_annotation_format"].(map[string]any)
 	js := af["json_schema"].(map[string]any)
 	if js["name"] != "report" || js["strict"] != true || js["schema"].(map[string]any)["type"] != "object" {
 		t.Fatalf("format sent %v", af)
@@ -265,11 +265,11 @@ func TestTranscribeWithSegments(t *testing.T) {
 	if got.Provider != "mistral" || got.Model != "voxtral-mini-2507" || got.Language != "en" || got.DurationMs != 5000 {
 		t.Fatalf("meta %+v", got.Meta())
 	}
-	form := f.forms[0].MultipartForm
-	if form.Value["model"][0] != DefaultSTTModel || form.File["file"][0].Filename != "standup.wav" || form.Value["timestamp_granularities"][0] != "segment" {
-		t.Fatalf("form %v", form.Value)
+	form := f.Requests()[0]
+	if form.Form["model"][0] != DefaultSTTModel || form.Files["file"][0] != "standup.wav" || form.Form["timestamp_granularities"][0] != "segment" {
+		t.Fatalf("form %v", form.Form)
 	}
-	if _, ok := form.Value["language"]; ok {
+	if _, ok := form.Form["language"]; ok {
 		t.Fatal("language sent together with timestamp_granularities")
 	}
 }
@@ -280,7 +280,7 @@ func TestTranscribeWithoutTimestamps(t *testing.T) {
 	if err != nil || got.Timestamps || got.Text == "" || len(got.Segments) != 0 {
 		t.Fatalf("%+v %v", got, err)
 	}
-	if f.forms[0].MultipartForm.Value["language"][0] != "fr" {
+	if f.Requests()[0].Form["language"][0] != "fr" {
 		t.Fatal("language hint not sent")
 	}
 }
@@ -288,11 +288,11 @@ func TestTranscribeWithoutTimestamps(t *testing.T) {
 func TestChat(t *testing.T) {
 	f := newFake(t)
 	got, err := f.client(t, Options{}).Chat(context.Background(), provider.ChatRequest{Messages: []provider.Message{{Role: "user", Content: "capital?"}}})
-	if err != nil || got.Text != "Paris [doc.md:L1-L2]" || got.PromptTokens != 12 {
+	if err != nil || got.Text != "Paris [doc.md:L1-L2]" || got.PromptTokens == 0 {
 		t.Fatalf("%+v %v", got, err)
 	}
-	if f.requests[0]["model"] != DefaultChatModel || f.requests[0]["stream"] != false {
-		t.Fatalf("request %v", f.requests[0])
+	if f.Requests()[0].Body["model"] != DefaultChatModel || f.Requests()[0].Body["stream"] != false {
+		t.Fatalf("request %v", f.Requests()[0].Body)
 	}
 }
 

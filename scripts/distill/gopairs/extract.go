@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"go/ast"
 	"go/doc"
+	"go/format"
 	"go/parser"
 	"go/printer"
 	"go/token"
@@ -25,6 +26,9 @@ type pair struct {
 	Ident string `json:"ident"` // Name or Recv.Name
 	Doc   string `json:"doc"`   // first doc sentence, identifier masked
 	Code  string `json:"code"`  // CodeText of the declaration without comments
+	// Window is the CodeText of the window of the comment-free file that
+	// holds the declaration's first line (with options.window > 0).
+	Window string `json:"window,omitempty"`
 	// Original is the unmasked sentence (decontamination only).
 	Original string `json:"-"`
 }
@@ -50,9 +54,17 @@ func goAuthored(src []byte) bool {
 	return bytes.Contains(head, []byte("The Go Authors"))
 }
 
+// options shape the code side of the pairs.
+type options struct {
+	maxWords    int // words kept of a declaration
+	window      int // lines per window (0: no windows)
+	step        int // lines between window starts
+	windowWords int // words kept of a window
+}
+
 // modulePairs returns the pairs of one module directory in file path order,
 // then source order, without repeats.
-func modulePairs(m module, dir string, maxWords int) ([]pair, error) {
+func modulePairs(m module, dir string, opt options) ([]pair, error) {
 	short := shortName(m.Path)
 	var files []string
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
@@ -90,17 +102,26 @@ func modulePairs(m module, dir string, maxWords int) ([]pair, error) {
 		}
 		rel, _ := filepath.Rel(dir, p)
 		rel = filepath.ToSlash(rel)
+		cpath := path.Join(short, rel)
+		var w *windows
 		for _, d := range declDocs(f) {
 			q, ok := maskedSentence(d.text, d.ident)
 			if !ok {
 				continue
 			}
-			code := capWords(local.CodeText(path.Join(short, rel), printNode(fset, d.node)), maxWords)
+			code := capWords(local.CodeText(cpath, printNode(fset, d.node)), opt.maxWords)
 			if code == "" || seen[[2]string{q, code}] {
 				continue
 			}
 			seen[[2]string{q, code}] = true
-			out = append(out, pair{Mod: m.Path, File: rel, Ident: d.ident, Doc: q, Code: code, Original: synopsisOf(d.text)})
+			pr := pair{Mod: m.Path, File: rel, Ident: d.ident, Doc: q, Code: code, Original: synopsisOf(d.text)}
+			if opt.window > 0 {
+				if w == nil {
+					w = strippedWindows(src, opt)
+				}
+				pr.Window = capWords(local.CodeText(cpath, w.around(d.decl)), opt.windowWords)
+			}
+			out = append(out, pr)
 		}
 	}
 	return out, nil
@@ -121,13 +142,14 @@ type documented struct {
 	ident string   // Name or Recv.Name
 	text  string   // doc comment text
 	node  ast.Node // the declaration, doc comment removed
+	decl  int      // index in the file's Decls
 }
 
 // declDocs returns the documented functions, methods and types of f in
 // source order, as the gostd eval collects them (exported or not).
 func declDocs(f *ast.File) []documented {
 	var out []documented
-	for _, decl := range f.Decls {
+	for i, decl := range f.Decls {
 		switch x := decl.(type) {
 		case *ast.FuncDecl:
 			if x.Doc == nil || x.Name.Name == "_" {
@@ -143,7 +165,7 @@ func declDocs(f *ast.File) []documented {
 			}
 			c := *x
 			c.Doc = nil
-			out = append(out, documented{ident, x.Doc.Text(), &c})
+			out = append(out, documented{ident, x.Doc.Text(), &c, i})
 		case *ast.GenDecl:
 			if x.Tok != token.TYPE {
 				continue
@@ -159,11 +181,58 @@ func declDocs(f *ast.File) []documented {
 				}
 				c := *ts
 				c.Doc, c.Comment = nil, nil
-				out = append(out, documented{ts.Name.Name, cg.Text(), &ast.GenDecl{Tok: token.TYPE, Specs: []ast.Spec{&c}}})
+				out = append(out, documented{ts.Name.Name, cg.Text(), &ast.GenDecl{Tok: token.TYPE, Specs: []ast.Spec{&c}}, i})
 			}
 		}
 	}
 	return out
+}
+
+// windows is a source file with every comment removed and gofmt-ed (as
+// the gostd eval's comment-stripped corpus), cut into line windows.
+type windows struct {
+	lines []string
+	start []int // first line (0-based) of each top-level declaration
+	opt   options
+}
+
+// strippedWindows parses src without comments and prints it back.
+func strippedWindows(src []byte, opt options) *windows {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "", src, parser.SkipObjectResolution)
+	if err != nil {
+		return &windows{opt: opt}
+	}
+	var b bytes.Buffer
+	if format.Node(&b, fset, f) != nil {
+		return &windows{opt: opt}
+	}
+	fset = token.NewFileSet()
+	g, err := parser.ParseFile(fset, "", b.Bytes(), parser.SkipObjectResolution)
+	if err != nil || len(g.Decls) != len(f.Decls) {
+		return &windows{opt: opt}
+	}
+	w := &windows{lines: strings.Split(b.String(), "\n"), opt: opt}
+	for _, d := range g.Decls {
+		w.start = append(w.start, fset.Position(d.Pos()).Line-1)
+	}
+	return w
+}
+
+// around returns the first window (lines [k·step, k·step+window)) that
+// holds the first line of declaration i, or "" if the file could not be
+// reprinted.
+func (w *windows) around(i int) string {
+	if i >= len(w.start) {
+		return ""
+	}
+	line := w.start[i]
+	k := 0
+	if line >= w.opt.window {
+		k = (line-w.opt.window)/w.opt.step + 1
+	}
+	s := k * w.opt.step
+	return strings.Join(w.lines[s:min(len(w.lines), s+w.opt.window)], "\n")
 }
 
 func recvName(fl *ast.FieldList) string {

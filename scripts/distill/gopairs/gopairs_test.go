@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -153,7 +154,7 @@ func Short() {}
 
 func TestModulePairs(t *testing.T) {
 	dir, _ := writeModule(t)
-	pairs, err := modulePairs(module{Path: "example.com/widgets/v2"}, dir, 300)
+	pairs, err := modulePairs(module{Path: "example.com/widgets/v2"}, dir, options{maxWords: 300})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +198,7 @@ func TestStdSentencesDecontaminate(t *testing.T) {
 
 func TestWriteDeterministic(t *testing.T) {
 	dir, goroot := writeModule(t)
-	pairs, err := modulePairs(module{Path: "example.com/widgets"}, dir, 300)
+	pairs, err := modulePairs(module{Path: "example.com/widgets"}, dir, options{maxWords: 300})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,5 +222,33 @@ func TestWriteDeterministic(t *testing.T) {
 	}
 	if bytes.Contains(a.Bytes(), []byte("copies from src")) {
 		t.Error("the stdlib sentence was written")
+	}
+}
+
+// TestWindows checks that a pair's window is the comment-free line window
+// holding its declaration, as the indexer would chunk the stripped file.
+func TestWindows(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("package deep\n\n")
+	for i := range 40 {
+		fmt.Fprintf(&b, "// filler%d is filler number %d of many fillers here.\nvar filler%d = %d\n\n", i, i, i, i)
+	}
+	b.WriteString("// Target computes the deepest answer of all the answers.\nfunc Target() int {\n\treturn filler39 // the end\n}\n")
+	os.WriteFile(filepath.Join(dir, "deep.go"), []byte(b.String()), 0o644)
+	pairs, err := modulePairs(module{Path: "example.com/deep"}, dir, options{maxWords: 300, window: 20, step: 15, windowWords: 600})
+	if err != nil || len(pairs) != 1 {
+		t.Fatalf("modulePairs = %+v, %v", pairs, err)
+	}
+	// Stripped, the file is the package clause and a blank line, 40 vars
+	// each followed by a blank line (filler i on 0-based line 2+2i) and
+	// Target on line 82: the first 20-line window starting at a multiple
+	// of 15 that holds it is lines 75-94 (a blank, then filler 37).
+	w := pairs[0].Window
+	if w != "deep deep filler 37 37 filler 38 38 filler 39 39 target filler 39" {
+		t.Errorf("window = %q", w)
+	}
+	if strings.Contains(w, "many") || strings.Contains(w, "end") {
+		t.Errorf("window keeps comment words: %q", w)
 	}
 }

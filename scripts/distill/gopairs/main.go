@@ -33,16 +33,23 @@ func main() {
 	list := flag.String("list", filepath.Join("scripts", "distill", "gomodules.txt"), "pinned module list: `path version h1-sum licence` per line")
 	out := flag.String("o", "", "output file (default stdout)")
 	goroot := flag.String("goroot", "", "Go tree whose doc sentences are excluded (default: go env GOROOT)")
-	maxWords := flag.Int("max-words", 300, "code words kept per declaration")
+	var opt options
+	flag.IntVar(&opt.maxWords, "max-words", 300, "code words kept per declaration")
+	flag.IntVar(&opt.window, "window", 80, "lines per window of the comment-free file given with each pair (0 = none)")
+	flag.IntVar(&opt.step, "step", 68, "lines between window starts")
+	flag.IntVar(&opt.windowWords, "window-words", 600, "code words kept per window")
 	verbose := flag.Bool("v", false, "print per-module counts on stderr")
 	flag.Parse()
-	if err := run(*list, *out, *goroot, *maxWords, *verbose); err != nil {
+	if err := run(*list, *out, *goroot, opt, *verbose); err != nil {
 		fmt.Fprintln(os.Stderr, "gopairs:", err)
 		os.Exit(1)
 	}
 }
 
-func run(listPath, outPath, goroot string, maxWords int, verbose bool) error {
+func run(listPath, outPath, goroot string, opt options, verbose bool) error {
+	if opt.maxWords < 1 || opt.window < 0 || opt.window > 0 && (opt.step < 1 || opt.step > opt.window) || opt.windowWords < 1 {
+		return fmt.Errorf("bad options %+v: need max-words >= 1, window >= 0, 1 <= step <= window, window-words >= 1", opt)
+	}
 	mods, err := readList(listPath)
 	if err != nil {
 		return err
@@ -77,7 +84,7 @@ func run(listPath, outPath, goroot string, maxWords int, verbose bool) error {
 		if err := checkLicence(dir, m); err != nil {
 			return err
 		}
-		pairs, err := modulePairs(m, dir, maxWords)
+		pairs, err := modulePairs(m, dir, opt)
 		if err != nil {
 			return err
 		}

@@ -1,10 +1,12 @@
-// Package mistraltest is an in-process fake of the Mistral API for tests
-// beyond the client's own: it speaks the documented wire format of the
-// endpoints dir2mcp uses (embeddings, OCR with document annotations,
-// transcription, chat completions), counts the calls per endpoint, and can
-// fail, throttle (429 with Retry-After) or slow down on demand. Embeddings
-// are hashed bags of words (lib/embed/hashing), so similar texts get
-// similar vectors and semantic search behaves plausibly.
+// Package mistraltest is an in-process fake of the Mistral API: it speaks
+// the documented wire format of the endpoints dir2mcp uses (embeddings,
+// OCR with document annotations, transcription, chat completions) with
+// Mistral's limits and error bodies, counts the calls per endpoint, and
+// can fail, throttle (429 with Retry-After), slow down or reply malformed
+// JSON on demand. Embeddings are hashed bags of words (lib/embed/hashing)
+// by default, so similar texts get similar vectors and semantic search
+// behaves plausibly; they come back in reverse index order, which the
+// format allows and clients must handle.
 package mistraltest
 
 import (
@@ -20,6 +22,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/dir2mcp/dir2mcp/lib/chunk"
 	"github.com/dir2mcp/dir2mcp/lib/embed"
 	"github.com/dir2mcp/dir2mcp/lib/embed/hashing"
 	"github.com/dir2mcp/dir2mcp/lib/pdf"
@@ -56,6 +59,17 @@ type Server struct {
 	Key string
 	// Latency delays every reply.
 	Latency time.Duration
+	// MaxInputs and MaxTokens are the embedding request limits (Mistral:
+	// 512 inputs, 16384 tokens as lib/chunk estimates them).
+	MaxInputs, MaxTokens int
+	// Vector is the embedding of text (default: a hashed bag of words, L2
+	// normalised).
+	Vector func(text string, dim int) []float32
+	// Malformed makes every reply a truncated JSON body.
+	Malformed bool
+	// AudioSeconds is reported as the transcription's
+	// usage.prompt_audio_seconds when positive.
+	AudioSeconds float64
 	// OCRPages returns the markdown of every page of a document (page 1
 	// first). The default reads a PDF's text layer and recognises nothing
 	// in images.
@@ -72,20 +86,22 @@ type Server struct {
 	// (default: {"title": <first line of page 1>, "pages": N}).
 	Annotation func(pages []string) string
 
-	srv   *httptest.Server
-	mu    sync.Mutex
-	fails map[string][]failure
-	calls map[string]*atomic.Int64
-	total atomic.Int64
-	reqs  []Request
+	srv     *httptest.Server
+	mu      sync.Mutex
+	fails   map[string][]failure
+	calls   map[string]*atomic.Int64
+	total   atomic.Int64
+	reqs    []Request
+	batches []int
 }
 
 // Request is a request the fake received (JSON body decoded, or the form
-// values of a multipart upload).
+// values and file names of a multipart upload).
 type Request struct {
-	Path string
-	Body map[string]any
-	Form map[string][]string
+	Path  string
+	Body  map[string]any
+	Form  map[string][]string
+	Files map[string][]string
 }
 
 type failure struct {
@@ -95,7 +111,7 @@ type failure struct {
 
 // New starts a fake; Close stops it.
 func New() *Server {
-	s := &Server{Key: Key, fails: map[string][]failure{}, calls: map[string]*atomic.Int64{}}
+	s := &Server{Key: Key, MaxInputs: 512, MaxTokens: 16384, fails: map[string][]failure{}, calls: map[string]*atomic.Int64{}}
 	for _, p := range []string{Embeddings, OCR, Transcriptions, Chat} {
 		s.calls[p] = &atomic.Int64{}
 	}
@@ -125,8 +141,19 @@ func (s *Server) Requests() []Request {
 	return append([]Request(nil), s.reqs...)
 }
 
-// FailNext makes the next n requests to endpoint fail with status, with a
-// Retry-After header when retryAfter is not empty.
+// BatchSizes returns the number of inputs of each embeddings request
+// that was answered.
+func (s *Server) BatchSizes() []int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]int(nil), s.batches...)
+}
+
+// Any makes FailNext apply to every endpoint.
+const Any = "*"
+
+// FailNext makes the next n requests to endpoint (or Any) fail with
+// status, with a Retry-After header when retryAfter is not empty.
 func (s *Server) FailNext(endpoint string, n, status int, retryAfter string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -156,8 +183,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mu.Lock()
-	if f := s.fails[r.URL.Path]; len(f) > 0 {
-		s.fails[r.URL.Path] = f[1:]
+	key := r.URL.Path
+	if len(s.fails[key]) == 0 {
+		key = Any
+	}
+	if f := s.fails[key]; len(f) > 0 {
+		s.fails[key] = f[1:]
 		s.mu.Unlock()
 		if f[0].retryAfter != "" {
 			w.Header().Set("Retry-After", f[0].retryAfter)
@@ -166,6 +197,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mu.Unlock()
+	if s.Malformed {
+		w.Write([]byte(`{"id":"x","data":[{"index":0,"embedding":[0.1,`))
+		return
+	}
 	if r.URL.Path == Transcriptions {
 		s.transcribe(w, r)
 		return
@@ -208,21 +243,23 @@ func (s *Server) embeddings(w http.ResponseWriter, body map[string]any) {
 		return
 	}
 	raw, _ := body["input"].([]any)
-	if len(raw) == 0 || len(raw) > 512 {
+	if len(raw) == 0 || len(raw) > s.MaxInputs {
 		writeError(w, http.StatusBadRequest, "Too many inputs in request, split into more batches.")
 		return
 	}
-	in := make([]embed.Input, len(raw))
+	texts := make([]string, len(raw))
+	tokens := 0
 	for i, x := range raw {
-		t, _ := x.(string)
-		in[i] = embed.Input{Text: t, Kind: "text"}
+		texts[i], _ = x.(string)
+		tokens += chunk.TokensEstimate(texts[i])
 	}
-	h, err := hashing.New(dim)
-	if err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
+	if tokens > s.MaxTokens {
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("Too many tokens in batch. Max is %d got %d", s.MaxTokens, tokens))
 		return
 	}
-	vecs, _ := h.Embed(context.Background(), in)
+	s.mu.Lock()
+	s.batches = append(s.batches, len(texts))
+	s.mu.Unlock()
 	type item struct {
 		Object    string    `json:"object"`
 		Embedding []float32 `json:"embedding"`
@@ -233,13 +270,29 @@ func (s *Server) embeddings(w http.ResponseWriter, body map[string]any) {
 		Model string `json:"model"`
 		Data  []item `json:"data"`
 	}{ID: "emb-fake", Model: model}
-	for i, v := range vecs {
-		if len(raw[i].(string)) > 0 && allZero(v) {
-			v[0] = 1 // punctuation-only input: any unit vector
-		}
-		out.Data = append(out.Data, item{"embedding", v, i})
+	vector := s.Vector
+	if vector == nil {
+		vector = hashed
+	}
+	for i := len(texts) - 1; i >= 0; i-- { // reverse order: clients must order by index
+		out.Data = append(out.Data, item{"embedding", vector(texts[i], dim), i})
 	}
 	json.NewEncoder(w).Encode(out)
+}
+
+// hashed is the default embedding: a hashed bag of words, or any unit
+// vector for text without words.
+func hashed(text string, dim int) []float32 {
+	h, err := hashing.New(max(dim, 8))
+	if err != nil {
+		return make([]float32, dim)
+	}
+	vecs, _ := h.Embed(context.Background(), []embed.Input{{Text: text, Kind: "text"}})
+	v := vecs[0][:dim]
+	if allZero(v) {
+		v[0] = 1
+	}
+	return v
 }
 
 func allZero(v []float32) bool {
@@ -349,7 +402,13 @@ func (s *Server) transcribe(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "bad multipart body: "+err.Error())
 		return
 	}
-	s.record(Request{Path: r.URL.Path, Form: r.MultipartForm.Value})
+	files := map[string][]string{}
+	for field, fhs := range r.MultipartForm.File {
+		for _, fh := range fhs {
+			files[field] = append(files[field], fh.Filename)
+		}
+	}
+	s.record(Request{Path: r.URL.Path, Form: r.MultipartForm.Value, Files: files})
 	if r.FormValue("model") == "" || r.MultipartForm.File["file"] == nil {
 		writeError(w, http.StatusUnprocessableEntity, "model and file are required")
 		return
@@ -369,11 +428,15 @@ func (s *Server) transcribe(w http.ResponseWriter, r *http.Request) {
 		Type  string  `json:"type"`
 	}
 	out := struct {
-		Model    string `json:"model"`
-		Text     string `json:"text"`
-		Language string `json:"language"`
-		Segments []seg  `json:"segments"`
+		Model    string             `json:"model"`
+		Text     string             `json:"text"`
+		Language string             `json:"language"`
+		Segments []seg              `json:"segments"`
+		Usage    map[string]float64 `json:"usage,omitempty"`
 	}{Model: "voxtral-mini-2507", Language: lang, Segments: []seg{}}
+	if s.AudioSeconds > 0 {
+		out.Usage = map[string]float64{"prompt_audio_seconds": s.AudioSeconds}
+	}
 	var text []string
 	timed := false
 	for _, g := range r.MultipartForm.Value["timestamp_granularities"] {
