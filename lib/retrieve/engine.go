@@ -30,7 +30,8 @@ type Engine struct {
 	// Complete reports whether indexing has finished (nil = true).
 	Complete func() bool
 
-	dfs dfCache
+	dfs      dfCache
+	refCache refCache
 }
 
 // Hit is one search result (SPEC §15.1.2).
@@ -241,7 +242,7 @@ func (e *Engine) loadRefs(ctx context.Context, cands map[int64]*candidate) error
 	if len(ids) == 0 {
 		return nil
 	}
-	refs, err := e.Store.ChunkRefs(ctx, ids)
+	refs, err := e.refs(ctx, ids)
 	if err != nil {
 		return err
 	}

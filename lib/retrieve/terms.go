@@ -10,17 +10,14 @@ import (
 	"github.com/dir2mcp/dir2mcp/lib/store"
 )
 
-// Term selection. A BM25 OR query costs time in proportion to the rows its
-// terms match, and a term found in a large share of chunks adds almost no
-// ranking signal (its IDF is near zero) while matching most of the index.
-// Such terms are left out when the query has more selective ones.
-const (
-	// maxTermShare is the share of chunks above which a term is "common".
-	maxTermShare = 0.2
-	// minTerms is how many terms a query keeps even when all are common
-	// (the rarest ones).
-	minTerms = 2
-)
+// Term selection. BM25 in FTS5 costs about a microsecond and a half per
+// row it scores, and an ORed query scores every row holding any of its
+// terms; a few common words ("returns", "file") match most of a code base.
+// So rows must contain one of the query's rarer terms: terms are taken
+// rarest first while their document frequencies add up to at most
+// rowBudget (always at least the rarest one). All terms still count in the
+// BM25 score of those rows.
+const rowBudget = 4000
 
 // dfCache remembers term document frequencies for one index generation.
 type dfCache struct {
@@ -44,36 +41,37 @@ func (e *Engine) lexicalMatch(ctx context.Context, terms []string) string {
 	return "(" + lexical.MatchTerms(sel) + ") AND (" + all + ")"
 }
 
-// selectTerms returns the terms worth querying: the selective ones, or the
-// rarest minTerms when none is selective. Terms absent from the index are
-// dropped. It falls back to all terms if statistics cannot be read.
+// selectTerms returns the terms that bound the rows to score (see
+// rowBudget); terms absent from the index are dropped. It falls back to all
+// terms if statistics cannot be read.
 func (e *Engine) selectTerms(ctx context.Context, terms []string) []string {
 	if len(terms) <= 1 {
 		return terms
 	}
-	dfs, total, err := e.termStats(ctx, terms)
-	if err != nil || total == 0 {
+	dfs, _, err := e.termStats(ctx, terms)
+	if err != nil {
 		return terms
 	}
-	limit := int64(float64(total) * maxTermShare)
-	var keep, common []string
+	present := make([]string, 0, len(terms))
 	for _, t := range terms {
-		switch n := dfs[t]; {
-		case n == 0:
-		case n <= limit:
-			keep = append(keep, t)
-		default:
-			common = append(common, t)
+		if dfs[t] > 0 {
+			present = append(present, t)
 		}
 	}
-	if len(keep) >= minTerms || len(common) == 0 {
-		if len(keep) == 0 {
-			return terms // nothing matches anyway; let FTS say so
-		}
-		return keep
+	if len(present) == 0 {
+		return terms // nothing matches anyway; let FTS say so
 	}
-	sort.SliceStable(common, func(i, j int) bool { return dfs[common[i]] < dfs[common[j]] })
-	return append(keep, common[:min(minTerms-len(keep), len(common))]...)
+	sort.SliceStable(present, func(i, j int) bool { return dfs[present[i]] < dfs[present[j]] })
+	var keep []string
+	var rows int64
+	for _, t := range present {
+		if len(keep) > 0 && rows+dfs[t] > rowBudget {
+			break
+		}
+		keep = append(keep, t)
+		rows += dfs[t]
+	}
+	return keep
 }
 
 // termStats returns document frequencies for terms and the live chunk count,

@@ -104,7 +104,7 @@ func (e *Engine) searchKind(ctx context.Context, ix *vector.Index, q []float32, 
 		for i, h := range raw {
 			ids[i] = h.Label
 		}
-		refs, err := e.Store.ChunkRefs(ctx, ids)
+		refs, err := e.refs(ctx, ids)
 		if err != nil {
 			return nil, err
 		}
