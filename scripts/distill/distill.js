@@ -186,11 +186,20 @@ async function teacherVectors(m, texts, dir) {
 // contrastPairs returns [docBag, codeBag] pairs of the Go pairs, the code
 // side being the declaration, its window, or both (two pairs) per kind.
 function contrastPairs(m, goPairs, kind) {
+  const bags = new Map(); // windows repeat: one per documented declaration in them
+  const bagOf = (s) => {
+    let b = bags.get(s);
+    if (!b) {
+      b = fit.bag(m.tokenizer.encode(s));
+      bags.set(s, b);
+    }
+    return b;
+  };
   const out = [];
   for (const p of goPairs) {
-    const doc = fit.bag(m.tokenizer.encode(p.doc));
-    if (kind !== 'window') out.push([doc, fit.bag(m.tokenizer.encode(p.code))]);
-    if (kind !== 'decl' && p.window) out.push([doc, fit.bag(m.tokenizer.encode(p.window))]);
+    const doc = bagOf(p.doc);
+    if (kind !== 'window') out.push([doc, bagOf(p.code)]);
+    if (kind !== 'decl' && p.window) out.push([doc, bagOf(p.window)]);
   }
   return out;
 }

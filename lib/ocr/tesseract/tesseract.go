@@ -207,7 +207,7 @@ func (e *Engine) run(ctx context.Context, bin string, args ...string) ([]byte, e
 		return nil, ctx.Err()
 	}
 	if err != nil {
-		msg := strings.TrimSpace(stderr.String())
+		msg := strings.Join(strings.Fields(stderr.String()), " ") // one line for logs and events
 		if len(msg) > 300 {
 			msg = msg[len(msg)-300:]
 		}
