@@ -197,7 +197,13 @@ func (e *Engine) Search(ctx context.Context, req Request) (Result, error) {
 		if !ok {
 			continue // deleted a moment ago
 		}
-		snippet, span := focus(m.Text, m.Span, terms)
+		span := m.Span
+		snippet, focused := focus(m.Text, m.Span, terms)
+		if m.RepType == record.RepRawText {
+			// Only a raw_text chunk's lines are the file's lines; other
+			// representations keep their own span (page, time, whole doc).
+			span = focused
+		}
 		res.Hits = append(res.Hits, Hit{
 			ChunkID: c.id, RelPath: m.RelPath, DocType: m.DocType, RepType: m.RepType,
 			Score: math.Round(c.fused*1e4) / 1e4, Snippet: snippet, Span: span,
