@@ -218,7 +218,7 @@ func (w *walker) member(m Member, name string, r io.Reader) error {
 	}
 	if f := FormatOf(name); f != "" {
 		if m.Depth >= w.lim.MaxDepth {
-			w.skip(m, errcode.New(errcode.DocTypeUnsupported, "archive member %s is an archive nested deeper than %d levels", m.Path, w.lim.MaxDepth))
+			w.skip(m, errcode.New(errcode.DocTypeUnsupported, "archive member %s is an archive nested deeper than the limit (ingest.archives depth %d)", m.Path, w.lim.MaxDepth))
 			return nil
 		}
 		return w.nested(f, m, r)

@@ -14,7 +14,7 @@ func App() *ucli.Command {
 		Name:  "dir2mcp",
 		Usage: "turn a directory into an MCP retrieval server",
 		Description: "Run `dir2mcp up` in any directory: an MCP server starts at once and the directory is indexed " +
-			"in the background, offline, with no API key. Agents then call dir2mcp.search, ask, open_file, list_files and stats.",
+			"in the background, offline, with no API key. Agents then call dir2mcp.search, ask, open_file, list_files and stats (plus transcribe, annotate, transcribe_and_ask and ask_audio with a provider), read files as resources and use the prompts.",
 		Flags:           globalFlags(),
 		HideHelpCommand: true,
 		Commands: []*ucli.Command{

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"github.com/dir2mcp/dir2mcp/lib/errcode"
 
 	"github.com/dir2mcp/dir2mcp/lib/embed/catalog"
 	ucli "github.com/urfave/cli/v3"
@@ -37,5 +38,14 @@ func runIndex(ctx context.Context, cmd *ucli.Command, full bool) error {
 	if err != nil {
 		return err
 	}
-	return runJob(ctx, e, st, embs, &tracker{}, full, nil)
+	tr := &tracker{}
+	if err := runJob(ctx, e, st, embs, tr, full, nil); err != nil {
+		return err
+	}
+	// A run where every new chunk failed to embed (provider down, bad key)
+	// leaves a keyword-only index: say so with a failing exit code.
+	if s := tr.progress.Snapshot(); s.EmbedErrors > 0 && s.Embedded == 0 {
+		return errcode.New(errcode.EmbedFailed, "all %d chunks of this run failed to embed (see the file_error events); keyword search works, vectors are missing — fix the embedder and run `dir2mcp index` again", s.EmbedErrors)
+	}
+	return nil
 }

@@ -43,7 +43,7 @@ func serverFlags() []ucli.Flag {
 		&ucli.StringFlag{Name: "x402-resource-base-url", Usage: "public base `URL` used in payment requirements"},
 		&ucli.StringFlag{Name: "x402-network", Usage: "CAIP-2 network `id`, e.g. eip155:8453"},
 		&ucli.StringFlag{Name: "x402-price", Usage: "default per-call `price`"},
-		&ucli.BoolFlag{Name: "read-only", Usage: "harden against future write tools (dir2mcp is read-only by design)"},
+		&ucli.BoolFlag{Name: "read-only", Usage: "serve only tools that never write to the index (hides transcribe, annotate, transcribe_and_ask)"},
 		&ucli.BoolFlag{Name: "stdio", Usage: "serve MCP over stdin/stdout instead of HTTP (for clients that launch servers); logs and events go to stderr"},
 	}
 }
@@ -141,6 +141,7 @@ func (s *service) open(status func(context.Context) indexer.Status) error {
 	s.mcp = &mcpserver.Server{
 		Engine: s.engine, Store: s.store, Root: e.root, Dir: e.dir, Exclude: ex, Config: cfg, Models: s.models,
 		Status: status, Logger: serverLogger(e), Events: e.ev, Providers: providers,
+		ReadOnly: hasFlag(e.cmd, "read-only") && e.cmd.Bool("read-only"),
 		Pending: func() {
 			select {
 			case s.pending <- struct{}{}:
@@ -350,6 +351,7 @@ func (s *service) shutdown() error {
 		defer cancel()
 		s.handler.Close()
 		err = s.http.Shutdown(ctx)
+		s.e.dir.RemoveConnection(os.Getpid())
 	}
 	s.engine.Close()
 	if s.payments != nil {

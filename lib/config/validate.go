@@ -355,6 +355,16 @@ func validate(cfg *Config, src *Sources) error {
 	if cfg.Search.LexicalWeight == 0 && cfg.Search.VectorWeight == 0 {
 		return cross(src, "search.vector_weight", "search.lexical_weight and search.vector_weight are both 0; at least one channel needs a weight > 0")
 	}
+	if cfg.RAG.GenerateAnswer {
+		switch {
+		case cfg.RAG.ChatProvider == "openai" && cfg.OpenAI.ChatModel == "":
+			return cross(src, "openai.chat_model", "must name a model when rag.chat_provider is openai")
+		case cfg.RAG.ChatProvider == "ollama" && cfg.Ollama.ChatModel == "":
+			return cross(src, "ollama.chat_model", "must name a model when rag.chat_provider is ollama")
+		case cfg.RAG.ChatProvider == "mistral" && cfg.Mistral.ChatModel == "":
+			return cross(src, "mistral.chat_model", "must name a model when rag.chat_provider is mistral")
+		}
+	}
 	rl := cfg.Server.RateLimit
 	if rl.RPS > 0 && rl.Burst < 1 {
 		return cross(src, "server.rate_limit.burst", "must be >= 1 when server.rate_limit.rps is > 0 (rps 0 turns limiting off)")

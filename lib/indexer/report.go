@@ -112,16 +112,16 @@ func (r *Reporter) Start(ctx context.Context, jobID, mode string, prog *Progress
 			"scanned": st.Run.Scanned, "indexed": st.Run.Indexed, "unchanged": st.Run.Unchanged,
 			"skipped": st.Run.Skipped, "deleted": st.Run.Deleted, "errors": st.Run.Errors,
 			"chunks_added": st.Run.ChunksAdded, "chunks_kept": st.Run.ChunksKept, "chunks_removed": st.Run.ChunksRemoved,
-			"chunks_total": st.Totals.Chunks, "embedded_ok": st.Totals.Embedded,
+			"chunks_total": st.Totals.Chunks, "embedded_ok": st.Totals.Embedded, "embed_errors": st.Run.EmbedErrors,
 		}
 		if err != nil {
 			data["error"] = err.Error()
 			data["message"] = fmt.Sprintf("Indexing stopped after %.1fs: %v", time.Since(r.started).Seconds(), err)
 			r.Events.Emit(events.Error, record.EvIndexDone, data)
 		} else {
-			data["message"] = fmt.Sprintf("Indexing complete: %d files scanned, %d indexed, %d unchanged, %d skipped, %d deleted, %d errors; %d chunks, %d embedded (%.1fs)",
+			data["message"] = fmt.Sprintf("Indexing complete: %d files scanned, %d indexed, %d unchanged, %d skipped, %d deleted, %d errors; %d chunks, %d embedded%s (%.1fs)",
 				st.Run.Scanned, st.Run.Indexed, st.Run.Unchanged, st.Run.Skipped, st.Run.Deleted, st.Run.Errors,
-				st.Totals.Chunks, st.Totals.Embedded, time.Since(r.started).Seconds())
+				st.Totals.Chunks, st.Totals.Embedded, embedFailures(st.Run.EmbedErrors), time.Since(r.started).Seconds())
 			r.Events.Emit(events.Info, record.EvIndexDone, data)
 		}
 		return st
@@ -157,4 +157,11 @@ func (r *Reporter) publish(ctx context.Context, running bool, finished time.Time
 	}
 	r.Events.Printf("%s\n", st.ProgressLine())
 	return st
+}
+
+func embedFailures(n int64) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %d failed to embed", n)
 }

@@ -61,8 +61,29 @@ func (s *Server) target(ctx context.Context, rel string) (target, error) {
 	if !t.known {
 		t.docType = ""
 	}
+	// The index may know more than the raw bytes show: a secret found in a
+	// PDF's text, an image's OCR or an archive member. Such documents, and
+	// archives holding one, are never served (SPEC §17).
+	if t.known && securityCodes[d.ErrorCode] {
+		return t, errcode.FieldError(errcode.Forbidden, "rel_path", "%s was excluded from the index (%s) and is not served", t.rel, d.ErrorCode)
+	}
+	if t.archiveRel == "" {
+		flagged, err := s.Store.FlaggedMember(ctx, t.rel, securityCodeList)
+		if err != nil {
+			return t, err
+		}
+		if flagged != "" {
+			return t, errcode.FieldError(errcode.Forbidden, "rel_path", "%s holds %s, which was excluded from the index, and is not served whole", t.rel, flagged)
+		}
+	}
 	return t, nil
 }
+
+// securityCodes are the document codes that mean "never show this".
+var (
+	securityCodeList = []string{string(errcode.SecretExcluded), string(errcode.PathExcluded), string(errcode.Forbidden)}
+	securityCodes    = map[string]bool{securityCodeList[0]: true, securityCodeList[1]: true, securityCodeList[2]: true}
+)
 
 // read returns the target's bytes (at most max for a file; a member is
 // read whole within the archive caps). An unknown document is classified

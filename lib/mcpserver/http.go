@@ -75,6 +75,10 @@ func (s *Server) Handler(o HTTPOptions) *HTTPHandler {
 	streamable := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{
 		MaxRequestBodyBytes: o.MaxBodyBytes,
 		Logger:              o.Logger,
+		// guard checks the Host header itself (loopback and allowlisted
+		// names; foreign names → 403), so security.allowed_hosts also works
+		// behind a same-host reverse proxy.
+		DisableLocalhostProtection: true,
 	})
 	var mcpHandler http.Handler = streamable
 	var table *sessionTable

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/dir2mcp/dir2mcp/lib/config"
+	"github.com/dir2mcp/dir2mcp/lib/errcode"
 	"github.com/dir2mcp/dir2mcp/lib/exclude"
 	"github.com/dir2mcp/dir2mcp/lib/record"
 	"github.com/dir2mcp/dir2mcp/lib/rootfs"
@@ -219,3 +220,57 @@ func BenchmarkCatalogRefresh(b *testing.B) {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// A document the index excluded for what its derived text held (a secret in
+// a PDF's text layer or an archive member) is never served raw, even though
+// its bytes pass the raw-content check.
+func TestIndexExclusionsBlockRawReads(t *testing.T) {
+	files := map[string]string{
+		"creds.pdf":           "%PDF-1.4 compressed stream the raw scan cannot read",
+		"bundle.zip":          "PK raw archive bytes",
+		"bundle.zip!/key.txt": "placeholder",
+		"fine.txt":            "nothing to hide",
+	}
+	s, cs := newIndexedServer(t, files, map[string]string{
+		"creds.pdf":           "SECRET_EXCLUDED",
+		"bundle.zip!/key.txt": "SECRET_EXCLUDED",
+	})
+	ctx := context.Background()
+	for _, uri := range []string{"dir2mcp:///creds.pdf", "dir2mcp:///bundle.zip"} {
+		if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri}); err == nil || !strings.Contains(err.Error(), "FORBIDDEN") {
+			t.Errorf("resources/read %s: %v, want FORBIDDEN", uri, err)
+		}
+	}
+	for _, rel := range []string{"creds.pdf", "bundle.zip"} {
+		if _, err := s.target(ctx, rel); errcode.Of(err) != errcode.Forbidden {
+			t.Errorf("target(%s) = %v, want FORBIDDEN", rel, err)
+		}
+	}
+	if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "dir2mcp:///fine.txt"}); err != nil {
+		t.Errorf("fine.txt: %v", err)
+	}
+}
+
+func TestReadOnlyHidesWritingTools(t *testing.T) {
+	s, _ := newIndexedServer(t, map[string]string{"a.txt": "x"}, nil)
+	names := func() []string {
+		var out []string
+		for _, d := range s.tools() {
+			out = append(out, d.tool.Name)
+		}
+		return out
+	}
+	if all := names(); !slices.Contains(all, "dir2mcp.annotate") || !slices.Contains(all, "dir2mcp.transcribe") {
+		t.Fatalf("default tools %v", all)
+	}
+	s.ReadOnly = true
+	got := names()
+	for _, n := range []string{"dir2mcp.annotate", "dir2mcp.transcribe", "dir2mcp.transcribe_and_ask"} {
+		if slices.Contains(got, n) {
+			t.Errorf("--read-only still serves %s", n)
+		}
+	}
+	if !slices.Contains(got, "dir2mcp.search") || !slices.Contains(got, "dir2mcp.ask_audio") {
+		t.Errorf("--read-only dropped read tools: %v", got)
+	}
+}

@@ -46,6 +46,9 @@ type Server struct {
 	// clients that set a level with logging/setLevel.
 	Logger *slog.Logger
 	Events *events.Emitter
+	// ReadOnly hides the tools that store anything in the index
+	// (transcribe, annotate, transcribe_and_ask): `--read-only`.
+	ReadOnly bool
 	// PageSize is the page size of list results such as resources/list
 	// (0 = 500).
 	PageSize int
@@ -155,7 +158,32 @@ func readOnly(title string) *mcp.ToolAnnotations {
 	return &mcp.ToolAnnotations{Title: title, ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &f, DestructiveHint: &f}
 }
 
+// tools returns the served tools: all of them, or with ReadOnly set only
+// those that never write.
 func (s *Server) tools() []toolDef {
+	all := s.allTools()
+	if s.Providers != nil && s.Providers.Chat != nil {
+		// Answers are written by a remote chat model: not a closed world.
+		t := true
+		for _, d := range all {
+			if d.tool.Name == "dir2mcp.ask" {
+				d.tool.Annotations.OpenWorldHint = &t
+			}
+		}
+	}
+	if !s.ReadOnly {
+		return all
+	}
+	var out []toolDef
+	for _, d := range all {
+		if d.tool.Annotations.ReadOnlyHint {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func (s *Server) allTools() []toolDef {
 	return append([]toolDef{
 		{tool: &mcp.Tool{Name: "dir2mcp.search", Title: "Search the directory",
 			Description: "Hybrid search (BM25 keywords + semantic vectors) over every indexed file. Returns the best chunks with rel_path, a focused snippet and a line/page/time span to cite or open; in=title searches document titles and paths only.",

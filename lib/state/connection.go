@@ -75,3 +75,12 @@ func (d Dir) ReadConnection() (Connection, error) {
 	}
 	return c, json.Unmarshal(b, &c)
 }
+
+// RemoveConnection deletes connection.json if it describes the process pid,
+// so a stopped server does not leave clients a dead URL (another server
+// that took over the file keeps it).
+func (d Dir) RemoveConnection(pid int) {
+	if c, err := d.ReadConnection(); err == nil && c.PID == pid {
+		_ = os.Remove(d.Join(ConnectionFile))
+	}
+}

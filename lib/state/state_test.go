@@ -78,3 +78,18 @@ func TestReadTokenFileRejectsBadTokens(t *testing.T) {
 		t.Errorf("token file permissions not tightened: %v", fi.Mode())
 	}
 }
+
+func TestRemoveConnectionOnlyOwnFile(t *testing.T) {
+	d := Dir{Path: t.TempDir()}
+	c := NewConnection("http://127.0.0.1:1/mcp", Token{})
+	c.PID = 4242
+	d.WriteConnection(c)
+	d.RemoveConnection(os.Getpid())
+	if _, err := os.Stat(d.Join(ConnectionFile)); err != nil {
+		t.Fatal("removed another server's connection.json")
+	}
+	d.RemoveConnection(4242)
+	if _, err := os.Stat(d.Join(ConnectionFile)); !os.IsNotExist(err) {
+		t.Fatal("own connection.json not removed")
+	}
+}

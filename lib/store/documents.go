@@ -228,3 +228,24 @@ func (tx *Tx) DocumentTitle(relPath string) (string, error) {
 	}
 	return t, err
 }
+
+// FlaggedMember returns the rel_path of one live member of archive relPath
+// ("a.zip" → members "a.zip!/…", nested ones included) whose error_code is
+// in codes, or "" when there is none.
+func (s *Store) FlaggedMember(ctx context.Context, relPath string, codes []string) (string, error) {
+	if len(codes) == 0 {
+		return "", nil
+	}
+	lo, hi := prefixRange(relPath + "!/")
+	args := []any{lo, hi}
+	for _, c := range codes {
+		args = append(args, c)
+	}
+	var p string
+	err := s.queryRow(ctx, `SELECT rel_path FROM documents WHERE rel_path >= ? AND rel_path < ? AND deleted = 0
+		AND error_code IN (`+placeholders(len(codes))+`) LIMIT 1`, args...).Scan(&p)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return p, wrapRead(err, "read archive members")
+}

@@ -33,6 +33,7 @@ const DEFAULTS = {
   contrastTemp: 0.05,
   contrastBatch: 128,
   contrastCode: 'decl',
+  contrastGroup: 'none',
   teacherCache: '',
   fitEpochs: 5,
   fitLr: 1e-3,
@@ -61,6 +62,7 @@ const FLAGS = {
   '--contrast-temp': ['contrastTemp', Number],
   '--contrast-batch': ['contrastBatch', Number],
   '--contrast-code': ['contrastCode', String],
+  '--contrast-group': ['contrastGroup', String],
   '--teacher-cache': ['teacherCache', String],
   '--fit-epochs': ['fitEpochs', Number],
   '--fit-lr': ['fitLr', Number],
@@ -94,6 +96,8 @@ function usage(msg) {
   --contrast-batch N pairs per contrastive batch (default 128)
   --contrast-code C decl | window | both: code side of a contrastive pair: the declaration,
                     the 80-line window of its comment-free file, or each as its own pair (default decl)
+  --contrast-group G none | module: draw each contrastive batch from one module (harder
+                    negatives) or from all (default none)
   --teacher-cache D keep full-model embeddings of the fit text in directory D (no effect on output)
   --fit-lr LR       Adam learning rate of the fit (default 1e-3)
   --fit-batch N     sentences per fit step (default 64)
@@ -136,6 +140,7 @@ function parseArgs(argv) {
   if (!(o.contrastTemp > 0)) usage('--contrast-temp must be > 0');
   if (!(Number.isInteger(o.contrastBatch) && o.contrastBatch >= 2)) usage('--contrast-batch must be a whole number >= 2');
   if (!['decl', 'window', 'both'].includes(o.contrastCode)) usage(`--contrast-code ${o.contrastCode}`);
+  if (!['none', 'module'].includes(o.contrastGroup)) usage(`--contrast-group ${o.contrastGroup}`);
   if (o.noFitDocs) o.fitDocs = false;
   if (o.noGoDoc) o.goDoc = false;
   delete o.noFitDocs;
@@ -156,7 +161,7 @@ function canonicalArgs(o) {
       if (!o.goDoc) a.push('--no-go-doc');
       if (o.contrast > 0) {
         a.push('--contrast', o.contrast, '--contrast-temp', o.contrastTemp, '--contrast-batch', o.contrastBatch,
-          '--contrast-code', o.contrastCode);
+          '--contrast-code', o.contrastCode, '--contrast-group', o.contrastGroup);
       }
     }
   }
@@ -183,8 +188,9 @@ async function teacherVectors(m, texts, dir) {
   return out;
 }
 
-// contrastPairs returns [docBag, codeBag] pairs of the Go pairs, the code
-// side being the declaration, its window, or both (two pairs) per kind.
+// contrastPairs returns [docBag, codeBag, module index] of the Go pairs,
+// the code side being the declaration, its window, or both (two pairs) per
+// kind.
 function contrastPairs(m, goPairs, kind) {
   const bags = new Map(); // windows repeat: one per documented declaration in them
   const bagOf = (s) => {
@@ -195,11 +201,13 @@ function contrastPairs(m, goPairs, kind) {
     }
     return b;
   };
+  const mods = new Map();
   const out = [];
   for (const p of goPairs) {
+    if (!mods.has(p.mod)) mods.set(p.mod, mods.size);
     const doc = bagOf(p.doc);
-    if (kind !== 'window') out.push([doc, bagOf(p.code)]);
-    if (kind !== 'decl' && p.window) out.push([doc, bagOf(p.window)]);
+    if (kind !== 'window') out.push([doc, bagOf(p.code), mods.get(p.mod)]);
+    if (kind !== 'decl' && p.window) out.push([doc, bagOf(p.window), mods.get(p.mod)]);
   }
   return out;
 }
@@ -238,8 +246,10 @@ async function fitTable(m, built, o) {
   const weights = Float64Array.from(items.map(([, , w]) => w));
   const frozen = new Uint8Array(m.vocabulary.length);
   frozen.fill(1, 0, table.RESERVED);
+  const cpairs = o.contrast > 0 ? contrastPairs(m, go.pairs, o.contrastCode) : [];
   const contrast = o.contrast > 0 ? {
-    pairs: contrastPairs(m, go.pairs, o.contrastCode),
+    pairs: cpairs.map((p) => p.slice(0, 2)),
+    groups: o.contrastGroup === 'module' ? Int32Array.from(cpairs, (p) => p[2]) : undefined,
     weight: o.contrast,
     temp: o.contrastTemp,
     batch: o.contrastBatch,
