@@ -38,7 +38,15 @@ func main() {
 	nq := flag.Int("queries", 200, "search queries to time over MCP")
 	qfile := flag.String("query-file", "testdata/eval/gostd/symbol.sample.queries.tsv", "TSV of qid<TAB>query (falls back to built-in queries)")
 	keep := flag.Bool("keep", false, "keep the state dir")
+	stateDir := flag.String("state", "", "existing state dir: only measure search latency over it")
 	flag.Parse()
+	if *stateDir != "" {
+		if err := searchOnly(*corpus, *binDir, *stateDir, *qfile, *nq); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(*corpus, *binDir, *qfile, *nq, *keep); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
@@ -94,6 +102,21 @@ func run(corpus, binDir, qfile string, nq int, keep bool) error {
 	for _, r := range out {
 		fmt.Printf("| %-32s | %-12s | %s\n", r.name, r.value, r.note)
 	}
+	return nil
+}
+
+// searchOnly measures search latency over an existing index.
+func searchOnly(corpus, binDir, state, qfile string, nq int) error {
+	dir2mcp, err := filepath.Abs(filepath.Join(binDir, "dir2mcp"))
+	if err != nil {
+		return err
+	}
+	lat, chunks, err := searchLatency(dir2mcp, corpus, state, queries(qfile, nq))
+	if err != nil {
+		return err
+	}
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	fmt.Printf("search over MCP: p50 %s p99 %s (%d queries, %d chunks)\n", pct(lat, 50), pct(lat, 99), len(lat), chunks)
 	return nil
 }
 
