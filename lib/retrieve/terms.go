@@ -5,9 +5,9 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/dir2mcp/dir2mcp/lib/lexical"
-	"github.com/dir2mcp/dir2mcp/lib/store"
 )
 
 // Term selection. BM25 in FTS5 costs about a microsecond and a half per
@@ -19,47 +19,84 @@ import (
 // BM25 score of those rows.
 const rowBudget = 4000
 
-// dfCache remembers term document frequencies for one index generation.
+// dfCache remembers term document frequencies. They only steer which
+// rows get scored, so slightly stale numbers are fine: entries live for
+// dfTTL even while indexing changes the store, which keeps a busy index from
+// recounting common words on every search.
 type dfCache struct {
 	mu    sync.Mutex
-	gen   store.Generation
+	df    map[string]dfEntry
 	total int64
-	df    map[string]int64
+	at    time.Time // when total was counted
 }
 
-// lexicalMatch builds the FTS5 expression for a query's terms. Every term
-// is ORed into the scored expression so BM25 weighs all of them, but when
-// the query has selective terms, rows must also contain one of those: a
-// row holding only common words ("returns", "the file") is not worth
-// scoring, and scoring it is what makes an ORed query slow.
+type dfEntry struct {
+	n  int64
+	at time.Time
+}
+
+// dfTTL is how long a counted document frequency is trusted.
+const dfTTL = time.Minute
+
+// maxScoredShare drops from the scored expression terms found in more than
+// this share of chunks: their BM25 weight is near zero, yet FTS5 walks
+// each term's whole document list once per query to weigh it.
+const maxScoredShare = 0.3
+
+// lexicalMatch builds the FTS5 expression for a query's terms. The scored
+// part ORs every term that carries weight, so BM25 weighs all of them; when
+// the query has rarer terms, rows must also contain one of those (see
+// rowBudget): a row holding only common words is not worth scoring, and
+// scoring it is what makes an ORed query slow.
 func (e *Engine) lexicalMatch(ctx context.Context, terms []string) string {
-	all := lexical.MatchTerms(terms)
-	sel := e.selectTerms(ctx, terms)
-	if len(sel) == len(terms) || len(sel) == 0 {
+	if len(terms) <= 1 {
+		return lexical.MatchTerms(terms)
+	}
+	dfs, total, err := e.termStats(ctx, terms)
+	if err != nil {
+		return lexical.MatchTerms(terms)
+	}
+	scored := make([]string, 0, len(terms))
+	for _, t := range terms {
+		if total == 0 || float64(dfs[t]) <= maxScoredShare*float64(total) {
+			scored = append(scored, t)
+		}
+	}
+	if len(scored) == 0 {
+		scored = terms
+	}
+	sel := selectTerms(terms, dfs)
+	all := lexical.MatchTerms(scored)
+	if len(sel) == 0 || sameTerms(sel, scored) {
 		return all
 	}
 	return "(" + lexical.MatchTerms(sel) + ") AND (" + all + ")"
 }
 
+func sameTerms(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	set := map[string]bool{}
+	for _, t := range a {
+		set[t] = true
+	}
+	for _, t := range b {
+		if !set[t] {
+			return false
+		}
+	}
+	return true
+}
+
 // selectTerms returns the terms that bound the rows to score (see
-// rowBudget); terms absent from the index are dropped. It falls back to all
-// terms if statistics cannot be read.
-func (e *Engine) selectTerms(ctx context.Context, terms []string) []string {
-	if len(terms) <= 1 {
-		return terms
-	}
-	dfs, _, err := e.termStats(ctx, terms)
-	if err != nil {
-		return terms
-	}
+// rowBudget), rarest first; terms absent from the index are dropped.
+func selectTerms(terms []string, dfs map[string]int64) []string {
 	present := make([]string, 0, len(terms))
 	for _, t := range terms {
 		if dfs[t] > 0 {
 			present = append(present, t)
 		}
-	}
-	if len(present) == 0 {
-		return terms // nothing matches anyway; let FTS say so
 	}
 	sort.SliceStable(present, func(i, j int) bool { return dfs[present[i]] < dfs[present[j]] })
 	var keep []string
@@ -74,51 +111,47 @@ func (e *Engine) selectTerms(ctx context.Context, terms []string) []string {
 	return keep
 }
 
-// termStats returns document frequencies for terms and the live chunk count,
-// from the cache when the index has not changed since they were counted.
+// termStats returns document frequencies for terms and the live chunk
+// count, counting only what the cache does not hold fresh.
 func (e *Engine) termStats(ctx context.Context, terms []string) (map[string]int64, int64, error) {
-	gen, err := e.Store.Generation(ctx)
-	if err != nil {
-		return nil, 0, err
-	}
+	now := time.Now()
 	c := &e.dfs
 	c.mu.Lock()
-	if c.gen != gen || c.df == nil {
-		c.gen, c.df, c.total = gen, map[string]int64{}, -1
+	if c.df == nil || len(c.df) > 50000 {
+		c.df = map[string]dfEntry{}
 	}
 	out := make(map[string]int64, len(terms))
 	var missing []string
 	for _, t := range terms {
-		if n, ok := c.df[t]; ok {
-			out[t] = n
+		if en, ok := c.df[t]; ok && now.Sub(en.at) < dfTTL {
+			out[t] = en.n
 		} else {
 			missing = append(missing, t)
 		}
 	}
-	total := c.total
+	total, fresh := c.total, now.Sub(c.at) < dfTTL
 	c.mu.Unlock()
-	if total < 0 {
-		if total, err = e.Store.LiveChunks(ctx); err != nil {
+	if !fresh {
+		n, err := e.Store.LiveChunks(ctx)
+		if err != nil {
 			return nil, 0, err
 		}
+		total = n
 	}
-	fresh := map[string]int64{}
+	counted := map[string]int64{}
 	for _, t := range missing {
 		n, err := e.Store.TermCount(ctx, `"`+strings.ReplaceAll(t, `"`, `""`)+`"`)
 		if err != nil {
 			return nil, 0, err
 		}
-		out[t], fresh[t] = n, n
+		out[t], counted[t] = n, n
 	}
 	c.mu.Lock()
-	if c.gen == gen {
-		c.total = total
-		if len(c.df) > 50000 {
-			c.df = map[string]int64{}
-		}
-		for t, n := range fresh {
-			c.df[t] = n
-		}
+	if !fresh {
+		c.total, c.at = total, now
+	}
+	for t, n := range counted {
+		c.df[t] = dfEntry{n, now}
 	}
 	c.mu.Unlock()
 	return out, total, nil

@@ -94,44 +94,81 @@ type DocFilter struct {
 // ListDocuments returns documents in rel_path order matching f, after
 // skipping offset matches, at most limit of them, and the total match count.
 func (s *Store) ListDocuments(ctx context.Context, f DocFilter, limit, offset int) ([]Doc, int, error) {
-	q := "SELECT " + docCols + " FROM documents WHERE 1=1"
+	where := " WHERE 1=1"
 	var args []any
 	if !f.IncludeDeleted {
-		q += " AND deleted = 0"
+		where += " AND deleted = 0"
 	}
 	if f.PathPrefix != "" {
 		lo, hi := prefixRange(f.PathPrefix)
-		q += " AND rel_path >= ? AND rel_path < ?"
+		where += " AND rel_path >= ? AND rel_path < ?"
 		args = append(args, lo, hi)
 	}
 	if len(f.HideCodes) > 0 {
-		q += " AND COALESCE(error_code, '') NOT IN (" + placeholders(len(f.HideCodes)) + ")"
+		where += " AND COALESCE(error_code, '') NOT IN (" + placeholders(len(f.HideCodes)) + ")"
 		for _, c := range f.HideCodes {
 			args = append(args, c)
 		}
 	}
-	q += " ORDER BY rel_path"
-	rows, err := s.rd.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, 0, wrapRead(err, "list documents")
-	}
-	defer rows.Close()
-	var out []Doc
-	total := 0
-	for rows.Next() {
-		d, err := scanDoc(rows)
+	if f.Match == nil {
+		// Page in SQL; count with the index, without reading rows.
+		var total int
+		if err := s.queryRow(ctx, "SELECT count(*) FROM documents"+where, args...).Scan(&total); err != nil {
+			return nil, 0, wrapRead(err, "count documents")
+		}
+		rows, err := s.rd.QueryContext(ctx, "SELECT "+docCols+" FROM documents"+where+" ORDER BY rel_path LIMIT ? OFFSET ?",
+			append(args, limit, offset)...)
 		if err != nil {
 			return nil, 0, wrapRead(err, "list documents")
 		}
-		if f.Match != nil && !f.Match(d.RelPath) {
+		defer rows.Close()
+		var out []Doc
+		for rows.Next() {
+			d, err := scanDoc(rows)
+			if err != nil {
+				return nil, 0, wrapRead(err, "list documents")
+			}
+			out = append(out, d)
+		}
+		return out, total, wrapRead(rows.Err(), "list documents")
+	}
+	// A glob has gitignore semantics SQL cannot express: filter in Go,
+	// reading only paths until the page is reached.
+	rows, err := s.rd.QueryContext(ctx, "SELECT rel_path FROM documents"+where+" ORDER BY rel_path", args...)
+	if err != nil {
+		return nil, 0, wrapRead(err, "list documents")
+	}
+	var page []string
+	total := 0
+	for rows.Next() {
+		var p string
+		if err := rows.Scan(&p); err != nil {
+			rows.Close()
+			return nil, 0, wrapRead(err, "list documents")
+		}
+		if !f.Match(p) {
 			continue
 		}
 		total++
-		if total > offset && len(out) < limit {
+		if total > offset && len(page) < limit {
+			page = append(page, p)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, 0, wrapRead(err, "list documents")
+	}
+	out := make([]Doc, 0, len(page))
+	for _, p := range page {
+		d, ok, err := s.Document(ctx, p)
+		if err != nil {
+			return nil, 0, err
+		}
+		if ok {
 			out = append(out, d)
 		}
 	}
-	return out, total, wrapRead(rows.Err(), "list documents")
+	return out, total, nil
 }
 
 // prefixRange turns a rel_path prefix into a half-open string range usable

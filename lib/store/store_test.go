@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"sync"
+	"strings"
 	"testing"
 
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
@@ -269,5 +270,25 @@ func TestEmbeddingStatusLifecycle(t *testing.T) {
 	}
 	if p, _ := s.PendingChunks(ctx, record.KindCode, 0, 10); len(p) != 2 {
 		t.Fatalf("pending after reset = %d", len(p))
+	}
+}
+
+func TestListDocumentsPaging(t *testing.T) {
+	s, _ := openTest(t)
+	for _, p := range []string{"a/1.go", "a/2.go", "b/3.go", "b/4.md", "c/5.go"} {
+		put(t, s, p, p, "text of "+p)
+	}
+	ctx := context.Background()
+	docs, total, err := s.ListDocuments(ctx, DocFilter{}, 2, 1)
+	if err != nil || total != 5 || len(docs) != 2 || docs[0].RelPath != "a/2.go" || docs[1].RelPath != "b/3.go" {
+		t.Fatalf("page: %v %d %v", docs, total, err)
+	}
+	docs, total, _ = s.ListDocuments(ctx, DocFilter{PathPrefix: "b/"}, 10, 0)
+	if total != 2 || len(docs) != 2 {
+		t.Fatalf("prefix: %d %v", total, docs)
+	}
+	docs, total, _ = s.ListDocuments(ctx, DocFilter{Match: func(p string) bool { return strings.HasSuffix(p, ".go") }}, 2, 1)
+	if total != 4 || len(docs) != 2 || docs[0].RelPath != "a/2.go" || docs[1].RelPath != "b/3.go" {
+		t.Fatalf("glob page: %v %d", docs, total)
 	}
 }

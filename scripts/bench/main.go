@@ -161,6 +161,8 @@ func index(bin, corpus, state string) (time.Duration, int64, error) {
 // searchLatency starts `dir2mcp serve` and times queries over MCP.
 func searchLatency(bin, corpus, state string, qs []string) ([]time.Duration, int64, error) {
 	cmd := exec.Command(bin, "serve", "--dir", corpus, "--state-dir", state, "--json", "--listen", "127.0.0.1:0")
+	// One client firing queries back to back: the per-client rate limit is not what is measured.
+	cmd.Env = append(os.Environ(), "DIR2MCP_SERVER_RATE_LIMIT_RPS=0")
 	stdout, _ := cmd.StdoutPipe()
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
@@ -206,6 +208,17 @@ func searchLatency(bin, corpus, state string, qs []string) ([]time.Duration, int
 	for _, q := range qs[:min(10, len(qs))] { // warm-up
 		_ = c.Call(ctx, "dir2mcp.search", map[string]any{"query": q}, nil)
 	}
+	// The protocol's own cost: a ping round trip.
+	var ping []time.Duration
+	for range 50 {
+		start := time.Now()
+		if err := c.Session.Ping(ctx, nil); err != nil {
+			return nil, 0, err
+		}
+		ping = append(ping, time.Since(start))
+	}
+	sort.Slice(ping, func(i, j int) bool { return ping[i] < ping[j] })
+	fmt.Printf("  MCP ping round trip: p50 %s\n", pct(ping, 50))
 	lat := make([]time.Duration, 0, len(qs))
 	for _, q := range qs {
 		start := time.Now()
