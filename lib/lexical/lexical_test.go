@@ -1,6 +1,7 @@
 package lexical
 
 import (
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -60,6 +61,25 @@ func TestStemAgrees(t *testing.T) {
 			if Stem(w) != Stem(group[0]) {
 				t.Errorf("Stem(%q)=%q, Stem(%q)=%q", w, Stem(w), group[0], Stem(group[0]))
 			}
+		}
+	}
+}
+
+func TestPhraseCoverage(t *testing.T) {
+	text := "// Next advances to the next entry in the tar archive.\nfunc (tr *Reader) Next() (*Header, error) {"
+	for _, c := range []struct {
+		q    string
+		want float64
+	}{
+		{"advances to the next entry in the tar archive.", 1},
+		{"Advancing to next entries", 2.0 / 3}, // stemmed: advanc-to and next-entry hold; to-next does not ("the" between)
+		{"archive tar the in entry", 0},        // same words, no pair in order
+		{"Reader", 1},                          // one word: term coverage
+		{"writer", 0},
+		{"", 0},
+	} {
+		if got := PhraseCoverage(c.q, text); math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("PhraseCoverage(%q) = %v, want %v", c.q, got, c.want)
 		}
 	}
 }

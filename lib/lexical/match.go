@@ -62,3 +62,41 @@ func Stem(w string) string {
 	}
 	return w
 }
+
+// PhraseCoverage is the share of the query's adjacent word pairs (in order,
+// lowercase, stemmed, stopwords kept) that also occur adjacent in text: near
+// 1 when text says what the query says in the same words, near 0 when it
+// merely shares some of them. A query of fewer than two words has no pairs;
+// its coverage is that of its terms (see TermSet.Covered).
+func PhraseCoverage(query, text string) float64 {
+	qw := phraseWords(query)
+	if len(qw) < 2 {
+		set := NewTermSet(Terms(query))
+		if len(set) == 0 {
+			return 0
+		}
+		return float64(len(set.Covered(text))) / float64(len(set))
+	}
+	pairs := map[[2]string]bool{}
+	var prev string
+	textsplit.EachWord(text, func(w string) {
+		w = Stem(strings.ToLower(w))
+		if prev != "" {
+			pairs[[2]string{prev, w}] = true
+		}
+		prev = w
+	})
+	n := 0
+	for i := 1; i < len(qw); i++ {
+		if pairs[[2]string{qw[i-1], qw[i]}] {
+			n++
+		}
+	}
+	return float64(n) / float64(len(qw)-1)
+}
+
+func phraseWords(s string) []string {
+	var out []string
+	textsplit.EachWord(s, func(w string) { out = append(out, Stem(strings.ToLower(w))) })
+	return out
+}

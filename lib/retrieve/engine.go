@@ -161,11 +161,11 @@ func (e *Engine) Search(ctx context.Context, req Request) (Result, error) {
 	}
 	wv := e.Tuning.VectorWeight
 	if req.Mode == ModeHybrid && e.Tuning.Fusion != "rrf" {
-		cov, err := e.lexicalCoverage(ctx, list, req.Query)
+		cov, err := e.phraseCoverage(ctx, list, req.Query)
 		if err != nil {
 			return Result{}, err
 		}
-		wv *= math.Pow(2, 1-2*cov)
+		wv *= max(1-cov, minVectorShare)
 	}
 	e.fuse(list, route, wv, !mentionsTests(req.Query))
 
@@ -259,9 +259,9 @@ func (e *Engine) loadRefs(ctx context.Context, cands map[int64]*candidate) error
 }
 
 // fuse scores candidates (see fuseCC and fuseRRF) and sorts them best
-// first. A chunk holding an identifier the query names counts as a top
-// lexical match, so a weak vector neighbour cannot outrank a chunk that
-// literally contains the rare identifier the user typed.
+// first. A chunk holding an identifier the query names gets a lexical bonus,
+// so a weak vector neighbour cannot outrank a chunk that literally contains
+// the rare identifier the user typed.
 func (e *Engine) fuse(list []*candidate, route route, wv float64, demoteTests bool) {
 	wl := e.Tuning.LexicalWeight
 	if wl <= 0 && wv <= 0 {
@@ -289,68 +289,92 @@ func (e *Engine) fuse(list []*candidate, route route, wv float64, demoteTests bo
 	})
 }
 
-// lexicalCoverage is the share of the query's terms found in the best
-// lexical candidate: near 1 when BM25 found a chunk that says what the user
-// typed, low when it only matched a few words. Hybrid fusion leans on the
-// vector channel in proportion to what BM25 leaves unexplained: its weight
-// is halved at full coverage and doubled at none.
-func (e *Engine) lexicalCoverage(ctx context.Context, list []*candidate, q string) (float64, error) {
-	var top *candidate
+// minVectorShare is the least fraction of search.vector_weight the vector
+// channel keeps when BM25 explains the query fully: enough to order the hits
+// BM25 did not find, too little to reorder the ones it did.
+const minVectorShare = 0.05
+
+// phraseTop is how many of the best lexical candidates phraseCoverage reads.
+const phraseTop = 3
+
+// phraseCoverage is the best lexical.PhraseCoverage of the query among the
+// top lexical candidates: near 1 when BM25 found a chunk that says what the
+// user typed in the same words (then it is almost always right: measured on
+// the gostd symbol set, 97% top-1 at ≥ 0.7 against 20% below 0.5), low when
+// it only matched scattered words. Hybrid fusion gives the vector channel
+// weight in proportion to what BM25 leaves unexplained:
+// VectorWeight·max(1−c, minVectorShare).
+func (e *Engine) phraseCoverage(ctx context.Context, list []*candidate, q string) (float64, error) {
+	var ids []int64
 	for _, c := range list {
-		if c.lexRank == 1 {
-			top = c
+		if c.lexRank > 0 && c.lexRank <= phraseTop {
+			ids = append(ids, c.id)
 		}
 	}
-	terms := lexical.Terms(q)
-	if top == nil || len(terms) == 0 {
+	if len(ids) == 0 {
 		return 0, nil
 	}
-	metas, err := e.Store.ChunkMetas(ctx, []int64{top.id})
+	metas, err := e.Store.ChunkMetas(ctx, ids)
 	if err != nil {
 		return 0, err
 	}
-	m, ok := metas[top.id]
-	if !ok {
-		return 0, nil
+	best := 0.0
+	for _, m := range metas {
+		best = max(best, lexical.PhraseCoverage(q, m.Text+"\n"+m.RelPath+"\n"+m.Title))
 	}
-	set := lexical.NewTermSet(terms)
-	covered := set.Covered(m.Text + "\n" + m.RelPath + "\n" + m.Title)
-	return float64(len(covered)) / float64(len(set)), nil
+	return best, nil
 }
 
-// fuseCC is a convex combination of each channel's scores min-max
-// normalised over its candidates: wl·bm25' + wv·cos' (weights summing to 1).
-// Unlike rank fusion it keeps score gaps: a clear BM25 winner stays ahead of
-// chunks that are only moderately close in vector space.
+// exactBonus is the share of the lexical weight a chunk holding an
+// identifier the query names gets on top of its BM25 score.
+const exactBonus = 0.2
+
+// fuseCC is a convex combination of each channel's scores, each divided by
+// its best candidate's (BM25 and cosine both have a natural zero):
+// wl·bm25/max + wv·cos/max, weights summing to 1. Unlike rank fusion it keeps
+// score gaps: a clear BM25 winner stays ahead of chunks that are only
+// moderately close in vector space. A chunk holding an identifier the query
+// names gets exactBonus·wl more.
 func fuseCC(list []*candidate, wl, wv float64) {
-	sum := wl + wv
-	wl, wv = wl/sum, wv/sum
-	var lexMax, lexMin, vecMax, vecMin float64
-	lexMin, vecMin = math.Inf(1), math.Inf(1)
+	var lexMax, vecMax float64
+	lexFound, vecFound := false, false
 	for _, c := range list {
-		if c.lexRank > 0 {
-			lexMax, lexMin = math.Max(lexMax, c.lexScore), math.Min(lexMin, c.lexScore)
+		if c.lexRank > 0 || c.exact {
+			lexFound = true
+			lexMax = math.Max(lexMax, c.lexScore)
 		}
 		if c.vecRank > 0 {
-			vecMax, vecMin = math.Max(vecMax, float64(c.vecSim)), math.Min(vecMin, float64(c.vecSim))
+			vecFound = true
+			vecMax = math.Max(vecMax, float64(c.vecSim))
 		}
 	}
-	norm := func(x, lo, hi float64) float64 {
-		if hi <= lo {
+	// A channel that found nothing (or did not run) takes no share, so the
+	// best hit of a one-channel search scores 1.
+	if !lexFound {
+		wl = 0
+	}
+	if !vecFound {
+		wv = 0
+	}
+	if sum := wl + wv; sum > 0 {
+		wl, wv = wl/sum, wv/sum
+	}
+	ratio := func(x, hi float64) float64 {
+		if hi <= 0 {
 			return 1
 		}
-		return (x - lo) / (hi - lo)
+		return math.Max(0, x/hi)
 	}
 	for _, c := range list {
 		s := 0.0
-		switch {
-		case c.exact:
-			s += wl
-		case c.lexRank > 0:
-			s += wl * norm(c.lexScore, 0, lexMax) // BM25 has a natural zero
+		if c.lexRank > 0 {
+			s += wl * ratio(c.lexScore, lexMax)
+		}
+		if c.exact {
+			s += wl * exactBonus
 		}
 		if c.vecRank > 0 {
-			s += wv * norm(float64(c.vecSim), vecMin, vecMax)
+			s += wv * ratio(float64(c.vecSim), vecMax)
 		}
 		c.fused = s
 	}

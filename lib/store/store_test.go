@@ -5,8 +5,8 @@ import (
 	"database/sql"
 	"fmt"
 	"path/filepath"
-	"sync"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/dir2mcp/dir2mcp/lib/errcode"

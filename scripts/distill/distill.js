@@ -26,14 +26,13 @@ const DEFAULTS = {
   scale: 'row',
   fitProse: 8000,
   fitDocs: true,
-  fitGo: 0,
-  goWeight: 1,
-  goDoc: true,
-  contrast: 0,
+  fitGo: 50000,
+  goWeight: 0,
+  goDoc: false,
+  contrast: 3,
   contrastTemp: 0.05,
   contrastBatch: 128,
   contrastCode: 'decl',
-  contrastGroup: 'none',
   teacherCache: '',
   fitEpochs: 5,
   fitLr: 1e-3,
@@ -57,12 +56,11 @@ const FLAGS = {
   '--no-fit-docs': ['noFitDocs', Boolean],
   '--fit-go': ['fitGo', Number],
   '--go-weight': ['goWeight', Number],
-  '--no-go-doc': ['noGoDoc', Boolean],
+  '--go-doc': ['goDoc', Boolean],
   '--contrast': ['contrast', Number],
   '--contrast-temp': ['contrastTemp', Number],
   '--contrast-batch': ['contrastBatch', Number],
   '--contrast-code': ['contrastCode', String],
-  '--contrast-group': ['contrastGroup', String],
   '--teacher-cache': ['teacherCache', String],
   '--fit-epochs': ['fitEpochs', Number],
   '--fit-lr': ['fitLr', Number],
@@ -87,17 +85,18 @@ function usage(msg) {
   --fit-epochs E    epochs fitting the table to the full model (default 5; 0 = pure Model2Vec)
   --fit-prose N     prose sentences in the fit (default 8000; nlp-corpus + Brown corpus)
   --no-fit-docs     leave the @types/node doc-comment/declaration pairs out of the fit
-  --fit-go N        Go doc-sentence/declaration pairs in the fit (gopairs/, gomodules.txt; default 0)
-  --go-weight W     gradient weight of a Go declaration relative to a sentence (default 1)
-  --no-go-doc       train only the Go declarations, not their doc sentences, towards the teacher
-  --contrast W      weight of an in-batch contrastive loss between the Go pairs' doc
-                    sentences and declarations (default 0 = off; needs --fit-go)
+  --fit-go N        Go doc-sentence/declaration pairs in the fit, at most (gopairs/,
+                    gomodules.txt; default 50000 = all; 0 = none)
+  --go-weight W     also train each Go declaration towards the teacher's embedding of its
+                    doc sentence, with this weight relative to a sentence (default 0 = off)
+  --go-doc          also train the Go doc sentences towards the teacher (needs the teacher
+                    on every Go sentence: ~10 ms each)
+  --contrast W      weight of the in-batch contrastive loss between the Go pairs' doc
+                    sentences and declarations (default 3; 0 = off)
   --contrast-temp T temperature of that loss (default 0.05)
   --contrast-batch N pairs per contrastive batch (default 128)
   --contrast-code C decl | window | both: code side of a contrastive pair: the declaration,
                     the 80-line window of its comment-free file, or each as its own pair (default decl)
-  --contrast-group G none | module: draw each contrastive batch from one module (harder
-                    negatives) or from all (default none)
   --teacher-cache D keep full-model embeddings of the fit text in directory D (no effect on output)
   --fit-lr LR       Adam learning rate of the fit (default 1e-3)
   --fit-batch N     sentences per fit step (default 64)
@@ -136,15 +135,12 @@ function parseArgs(argv) {
   if (!(Number.isInteger(o.fitGo) && o.fitGo >= 0)) usage('--fit-go must be a whole number');
   if (!(o.goWeight >= 0)) usage('--go-weight must be >= 0');
   if (!(o.contrast >= 0)) usage('--contrast must be >= 0');
-  if (o.contrast > 0 && o.fitGo === 0) usage('--contrast needs --fit-go');
+  if (o.fitGo === 0) o.contrast = 0;
   if (!(o.contrastTemp > 0)) usage('--contrast-temp must be > 0');
   if (!(Number.isInteger(o.contrastBatch) && o.contrastBatch >= 2)) usage('--contrast-batch must be a whole number >= 2');
   if (!['decl', 'window', 'both'].includes(o.contrastCode)) usage(`--contrast-code ${o.contrastCode}`);
-  if (!['none', 'module'].includes(o.contrastGroup)) usage(`--contrast-group ${o.contrastGroup}`);
   if (o.noFitDocs) o.fitDocs = false;
-  if (o.noGoDoc) o.goDoc = false;
   delete o.noFitDocs;
-  delete o.noGoDoc;
   return o;
 }
 
@@ -156,12 +152,12 @@ function canonicalArgs(o) {
   if (o.fitEpochs > 0) {
     a.push('--fit-prose', o.fitProse, '--fit-lr', o.fitLr, '--fit-batch', o.fitBatch, '--seed', o.seed);
     if (!o.fitDocs) a.push('--no-fit-docs');
+    a.push('--fit-go', o.fitGo);
     if (o.fitGo > 0) {
-      a.push('--fit-go', o.fitGo, '--go-weight', o.goWeight);
-      if (!o.goDoc) a.push('--no-go-doc');
+      a.push('--go-weight', o.goWeight, '--contrast', o.contrast);
+      if (o.goDoc) a.push('--go-doc');
       if (o.contrast > 0) {
-        a.push('--contrast', o.contrast, '--contrast-temp', o.contrastTemp, '--contrast-batch', o.contrastBatch,
-          '--contrast-code', o.contrastCode, '--contrast-group', o.contrastGroup);
+        a.push('--contrast-temp', o.contrastTemp, '--contrast-batch', o.contrastBatch, '--contrast-code', o.contrastCode);
       }
     }
   }
@@ -188,9 +184,8 @@ async function teacherVectors(m, texts, dir) {
   return out;
 }
 
-// contrastPairs returns [docBag, codeBag, module index] of the Go pairs,
-// the code side being the declaration, its window, or both (two pairs) per
-// kind.
+// contrastPairs returns [docBag, codeBag] of the Go pairs, the code side
+// being the declaration, its window, or both (two pairs) per kind.
 function contrastPairs(m, goPairs, kind) {
   const bags = new Map(); // windows repeat: one per documented declaration in them
   const bagOf = (s) => {
@@ -201,13 +196,11 @@ function contrastPairs(m, goPairs, kind) {
     }
     return b;
   };
-  const mods = new Map();
   const out = [];
   for (const p of goPairs) {
-    if (!mods.has(p.mod)) mods.set(p.mod, mods.size);
     const doc = bagOf(p.doc);
-    if (kind !== 'window') out.push([doc, bagOf(p.code), mods.get(p.mod)]);
-    if (kind !== 'decl' && p.window) out.push([doc, bagOf(p.window), mods.get(p.mod)]);
+    if (kind !== 'window') out.push([doc, bagOf(p.code)]);
+    if (kind !== 'decl') out.push([doc, bagOf(p.window)]);
   }
   return out;
 }
@@ -217,7 +210,7 @@ function contrastPairs(m, goPairs, kind) {
 async function fitTable(m, built, o) {
   const sentences = corpus.prose(o.fitProse);
   const pairs = o.fitDocs ? corpus.docPairs() : [];
-  const go = o.fitGo > 0 ? corpus.goPairs(o.fitGo) : { pairs: [] };
+  const go = o.fitGo > 0 ? corpus.goPairs(o.fitGo, o.contrast > 0 && o.contrastCode !== 'decl') : { pairs: [] };
   // The teacher embeds Go doc sentences only when an item trains towards them.
   const goTeacher = o.goWeight > 0 || o.goDoc;
   const texts = [...sentences, ...pairs.map((p) => p.doc), ...(goTeacher ? go.pairs.map((p) => p.doc) : [])];
@@ -248,8 +241,7 @@ async function fitTable(m, built, o) {
   frozen.fill(1, 0, table.RESERVED);
   const cpairs = o.contrast > 0 ? contrastPairs(m, go.pairs, o.contrastCode) : [];
   const contrast = o.contrast > 0 ? {
-    pairs: cpairs.map((p) => p.slice(0, 2)),
-    groups: o.contrastGroup === 'module' ? Int32Array.from(cpairs, (p) => p[2]) : undefined,
+    pairs: cpairs,
     weight: o.contrast,
     temp: o.contrastTemp,
     batch: o.contrastBatch,

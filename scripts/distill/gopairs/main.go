@@ -35,7 +35,7 @@ func main() {
 	goroot := flag.String("goroot", "", "Go tree whose doc sentences are excluded (default: go env GOROOT)")
 	var opt options
 	flag.IntVar(&opt.maxWords, "max-words", 300, "code words kept per declaration")
-	flag.IntVar(&opt.window, "window", 80, "lines per window of the comment-free file given with each pair (0 = none)")
+	flag.IntVar(&opt.window, "window", 0, "lines per window of the comment-free file given with each pair (0 = none)")
 	flag.IntVar(&opt.step, "step", 68, "lines between window starts")
 	flag.IntVar(&opt.windowWords, "window-words", 600, "code words kept per window")
 	verbose := flag.Bool("v", false, "print per-module counts on stderr")

@@ -130,16 +130,17 @@ function docPairs() {
   return out;
 }
 
-// goPairs returns about n {doc, code} pairs, evenly spaced, of the Go
-// modules in gomodules.txt (all when n >= their count), with the go
-// toolchain version and the SHA-256 of gopairs' whole output. gopairs runs
-// with `go run` from the repository root; modules missing from the module
-// cache are fetched through the Go module proxy.
-function goPairs(n) {
+// goPairs returns about n {doc, code} pairs (and window, with windows),
+// evenly spaced, of the Go modules in gomodules.txt (all when n >= their
+// count), with their total, the go toolchain version and the SHA-256 of
+// gopairs' whole output. gopairs runs with `go run` from the repository
+// root; modules missing from the module cache are fetched through the Go
+// module proxy.
+function goPairs(n, windows) {
   const root = path.join(__dirname, '..', '..', '..');
   let out;
   try {
-    out = execFileSync('go', ['run', './scripts/distill/gopairs'], {
+    out = execFileSync('go', ['run', './scripts/distill/gopairs', '-window', windows ? '80' : '0'], {
       cwd: root, maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'inherit'],
     });
   } catch (err) {

@@ -144,31 +144,14 @@ function contrastGrad(rows, dim, pairs, temp, weight, grad, frozen) {
   return loss;
 }
 
-// groupBatches reorders the shuffled order so that each batch of size
-// batch holds pairs of one group (their in-batch negatives are then harder:
-// same module, same vocabulary), a group's last partial batch spilling into
-// the next group's; the batches themselves come in shuffled order.
-function groupBatches(order, groups, batch, rnd) {
-  const sorted = order.map((i, k) => [groups[i], k, i]).sort((a, b) => (a[0] - b[0]) || (a[1] - b[1])).map((x) => x[2]);
-  const batches = [];
-  for (let s = 0; s < sorted.length; s += batch) batches.push(sorted.slice(s, s + batch));
-  for (let i = batches.length - 1; i > 0; i--) {
-    const j = Math.floor(rnd() * (i + 1));
-    [batches[i], batches[j]] = [batches[j], batches[i]];
-  }
-  let k = 0;
-  for (const b of batches) for (const i of b) order[k++] = i;
-}
-
 // fit trains rows (Float64Array n×dim, modified in place) on the token bags
 // of the sentences and their unit targets (Float64Array count×dim). Returns
 // the mean cosine per epoch. Rows of frozen ids are not changed. opts.weights
 // (optional, one per bag) scales each bag's share of the gradient.
 // opts.contrast (optional) = {pairs: [[queryBag, docBag]...], weight, temp,
-// batch, groups} adds a symmetric in-batch InfoNCE loss over the pairs: each Adam
+// batch} adds a symmetric in-batch InfoNCE loss over the pairs: each Adam
 // step then also takes the gradient of one batch of pairs, spread evenly
-// over the epoch; history entries become [cosine, contrastive loss]. With
-// groups (one integer per pair), batches are drawn within groups.
+// over the epoch; history entries become [cosine, contrastive loss].
 function fit(rows, dim, bags, tgt, opts, frozen) {
   const { epochs, lr, batch, seed, weights, contrast } = opts;
   const n = rows.length / dim;
@@ -195,7 +178,6 @@ function fit(rows, dim, bags, tgt, opts, frozen) {
       const j = Math.floor(rnd() * (i + 1));
       [corder[i], corder[j]] = [corder[j], corder[i]];
     }
-    if (contrast && contrast.groups) groupBatches(corder, contrast.groups, contrast.batch, rnd);
     let cosSum = 0;
     let closs = 0;
     let cdone = 0;
