@@ -81,9 +81,17 @@ func TestUpStdio(t *testing.T) {
 	if !found {
 		t.Fatalf("search over stdio never found the ledger; stderr:\n%s", stderr.String())
 	}
-	send("resources/list", map[string]any{})
-	if r := recv(); !strings.Contains(fmt.Sprint(r["result"]), "dir2mcp:///src/ledger/ledger.go") {
-		t.Errorf("resources/list over stdio: %v", r)
+	// The resource list follows the index after each embedded batch or within
+	// the 3 s poll; a lexical search can see a file a moment earlier.
+	var listed map[string]any
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		send("resources/list", map[string]any{})
+		if listed = recv(); strings.Contains(fmt.Sprint(listed["result"]), "dir2mcp:///src/ledger/ledger.go") {
+			break
+		}
+	}
+	if !strings.Contains(fmt.Sprint(listed["result"]), "dir2mcp:///src/ledger/ledger.go") {
+		t.Errorf("resources/list over stdio: %v", listed)
 	}
 	stdin.Close()
 	done := make(chan error, 1)

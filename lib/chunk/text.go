@@ -1,6 +1,10 @@
 package chunk
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/dir2mcp/dir2mcp/lib/textsplit"
+)
 
 // Text splits prose, markdown or data into chunks of whole lines of at most
 // opt.MaxChars bytes. A chunk ends, by preference and within the second
@@ -124,7 +128,7 @@ func (x *lineIndex) fences() []bool {
 	open := ""
 	for i := range in {
 		l := x.line(i)
-		f := fenceMarker(l)
+		f := textsplit.FenceMarker(l)
 		switch {
 		case open == "" && f != "":
 			open = f
@@ -137,23 +141,6 @@ func (x *lineIndex) fences() []bool {
 		}
 	}
 	return in
-}
-
-// fenceMarker returns the run of 3+ backticks or tildes opening l (after at
-// most 3 spaces), or "".
-func fenceMarker(l string) string {
-	t := strings.TrimLeft(l, " ")
-	if len(l)-len(t) > 3 || len(t) < 3 || (t[0] != '`' && t[0] != '~') {
-		return ""
-	}
-	n := 0
-	for n < len(t) && t[n] == t[0] {
-		n++
-	}
-	if n < 3 {
-		return ""
-	}
-	return t[:n]
 }
 
 // isHeading reports an ATX heading: up to 3 spaces, 1–6 '#', then a space,

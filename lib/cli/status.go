@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sort"
-	"strings"
 
 	"github.com/dir2mcp/dir2mcp/lib/state"
 	"github.com/dir2mcp/dir2mcp/lib/store"
@@ -69,8 +67,8 @@ func runStatus(ctx context.Context, cmd *ucli.Command) error {
 		activity = "running (" + out.Indexing.Mode + ", " + out.Indexing.JobID + ")"
 	}
 	fmt.Fprintf(w, "Indexing:  %s\n", activity)
-	fmt.Fprintf(w, "Documents: %d  %s\n", out.Documents, kv(out.ByStatus))
-	fmt.Fprintf(w, "Types:     %s\n", kv(out.ByDocType))
+	fmt.Fprintf(w, "Documents: %d  %s\n", out.Documents, store.FormatCounts(out.ByStatus))
+	fmt.Fprintf(w, "Types:     %s\n", store.FormatCounts(out.ByDocType))
 	fmt.Fprintf(w, "Chunks:    %d  embedded=%d pending=%d\n", out.Chunks, out.Embedded, out.Pending)
 	if out.Models.EmbedText != "" {
 		fmt.Fprintf(w, "Embedder:  text=%s code=%s\n", out.Models.EmbedText, out.Models.EmbedCode)
@@ -84,17 +82,4 @@ func runStatus(ctx context.Context, cmd *ucli.Command) error {
 		fmt.Fprintf(w, "Serving:   %s (pid %d)\n", out.Connection.URL, out.Connection.PID)
 	}
 	return nil
-}
-
-func kv(m map[string]int64) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s=%d", k, m[k])
-	}
-	return strings.Join(parts, " ")
 }

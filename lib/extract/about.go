@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/dir2mcp/dir2mcp/lib/record"
+	"github.com/dir2mcp/dir2mcp/lib/textsplit"
 )
 
 // About is what a directory listing says about a document: a title, a one
@@ -87,7 +88,7 @@ func firstParagraph(s string) string {
 	inComment := false
 	for line := range strings.SplitSeq(s, "\n") {
 		t := strings.TrimSpace(line)
-		if f := fenceMarker(line); f != "" {
+		if f := textsplit.FenceMarker(line); f != "" {
 			if fence == "" {
 				fence = f
 			} else if strings.HasPrefix(f, fence) {

@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"github.com/dir2mcp/dir2mcp/lib/textsplit"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -26,7 +27,7 @@ func markdownTitle(s string) string {
 		} else {
 			body = ""
 		}
-		if f := fenceMarker(line); f != "" {
+		if f := textsplit.FenceMarker(line); f != "" {
 			switch {
 			case fence == "":
 				fence = f
@@ -106,22 +107,6 @@ func frontMatterTitle(fm string) string {
 		return cleanTitle(v)
 	}
 	return ""
-}
-
-// fenceMarker returns the run of ` or ~ (3 or more) opening line, or "".
-func fenceMarker(line string) string {
-	t := strings.TrimLeft(line, " ")
-	if len(line)-len(t) > 3 || len(t) < 3 || (t[0] != '`' && t[0] != '~') {
-		return ""
-	}
-	n := 0
-	for n < len(t) && t[n] == t[0] {
-		n++
-	}
-	if n < 3 {
-		return ""
-	}
-	return t[:n]
 }
 
 // atxH1 parses "# Title" (up to 3 leading spaces, optional closing #s).

@@ -4,12 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sort"
-	"strings"
 	"time"
 
 	"github.com/dir2mcp/dir2mcp/lib/indexer"
 	"github.com/dir2mcp/dir2mcp/lib/state"
+	"github.com/dir2mcp/dir2mcp/lib/store"
 	"github.com/dir2mcp/dir2mcp/lib/vector"
 )
 
@@ -106,7 +105,7 @@ func (s *Server) stats(ctx context.Context, raw json.RawMessage) (toolOut, error
 		res.Documents.AwaitingProvider = append(res.Documents.AwaitingProvider, statsWaiting{w.DocType, w.Count, w.Reason})
 	}
 	summary := fmt.Sprintf("Index of %s: %d documents (%s), %d chunks, %d embedded, %d pending; indexing running=%v; embedders text=%s code=%s",
-		res.Root, counts.Documents, countList(counts.ByStatus), counts.Chunks, counts.Embedded, counts.Pending, st.Running,
+		res.Root, counts.Documents, store.FormatCounts(counts.ByStatus), counts.Chunks, counts.Embedded, counts.Pending, st.Running,
 		s.Models.EmbedText, s.Models.EmbedCode)
 	for _, w := range waiting {
 		summary += fmt.Sprintf("\n%d %s file(s) skipped: %s", w.Count, w.DocType, w.Reason)
@@ -137,18 +136,4 @@ func (s *Server) currentStatus(ctx context.Context) indexer.Status {
 		Run: indexer.Snapshot{Scanned: ix.Scanned, Indexed: ix.Indexed, Unchanged: ix.Unchanged, Skipped: ix.Skipped,
 			Deleted: ix.Deleted, Errors: ix.Errors},
 	}
-}
-
-// countList renders counts as "ok=9 skipped=4" in key order.
-func countList(m map[string]int64) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s=%d", k, m[k])
-	}
-	return strings.Join(parts, " ")
 }

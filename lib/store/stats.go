@@ -1,6 +1,11 @@
 package store
 
-import "context"
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+)
 
 // Counts summarises the store for status and stats.
 type Counts struct {
@@ -68,4 +73,18 @@ func (s *Store) Counts(ctx context.Context) (Counts, error) {
 		}
 	}
 	return c, wrapRead(rows.Err(), "count chunks")
+}
+
+// FormatCounts renders counts as "ok=9 skipped=4", keys in order.
+func FormatCounts(m map[string]int64) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s=%d", k, m[k])
+	}
+	return strings.Join(parts, " ")
 }

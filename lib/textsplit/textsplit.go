@@ -243,3 +243,20 @@ func classOf(r rune) class {
 	}
 	return other
 }
+
+// FenceMarker returns the run of 3 or more backticks or tildes opening a
+// Markdown code fence on line (after at most 3 spaces), or "".
+func FenceMarker(line string) string {
+	t := strings.TrimLeft(line, " ")
+	if len(line)-len(t) > 3 || len(t) < 3 || (t[0] != '`' && t[0] != '~') {
+		return ""
+	}
+	n := 0
+	for n < len(t) && t[n] == t[0] {
+		n++
+	}
+	if n < 3 {
+		return ""
+	}
+	return t[:n]
+}

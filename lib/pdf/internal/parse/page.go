@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 )
 
@@ -644,114 +643,6 @@ func (p Page) GetPlainText(fonts map[string]*Font) (result string, err error) {
 	return textBuilder.String(), nil
 }
 
-// Column represents the contents of a column
-type Column struct {
-	Position int64
-	Content  TextVertical
-}
-
-// Columns is a list of column
-type Columns []*Column
-
-// GetTextByColumn returns the page's all text grouped by column
-func (p Page) GetTextByColumn() (result Columns, err error) {
-	defer recoverTo(&err, func() { result = Columns{} })
-
-	showText := func(enc TextEncoding, currentX, currentY float64, s string) {
-		text := Text{
-			S: decodeText(enc, s),
-			X: currentX,
-			Y: currentY,
-		}
-
-		var currentColumn *Column
-		columnFound := false
-		for _, column := range result {
-			if int64(currentX) == column.Position {
-				currentColumn = column
-				columnFound = true
-				break
-			}
-		}
-
-		if !columnFound {
-			currentColumn = &Column{
-				Position: int64(currentX),
-				Content:  TextVertical{},
-			}
-			result = append(result, currentColumn)
-		}
-
-		currentColumn.Content = append(currentColumn.Content, text)
-	}
-
-	p.walkTextBlocks(showText)
-
-	for _, column := range result {
-		sort.Sort(column.Content)
-	}
-
-	sort.Slice(result, func(i, j int) bool {
-		return result[i].Position < result[j].Position
-	})
-
-	return result, err
-}
-
-// Row represents the contents of a row
-type Row struct {
-	Position int64
-	Content  TextHorizontal
-}
-
-// Rows is a list of rows
-type Rows []*Row
-
-// GetTextByRow returns the page's all text grouped by rows
-func (p Page) GetTextByRow() (result Rows, err error) {
-	defer recoverTo(&err, func() { result = Rows{} })
-
-	showText := func(enc TextEncoding, currentX, currentY float64, s string) {
-		text := Text{
-			S: decodeText(enc, s),
-			X: currentX,
-			Y: currentY,
-		}
-
-		var currentRow *Row
-		rowFound := false
-		for _, row := range result {
-			if int64(currentY) == row.Position {
-				currentRow = row
-				rowFound = true
-				break
-			}
-		}
-
-		if !rowFound {
-			currentRow = &Row{
-				Position: int64(currentY),
-				Content:  TextHorizontal{},
-			}
-			result = append(result, currentRow)
-		}
-
-		currentRow.Content = append(currentRow.Content, text)
-	}
-
-	p.walkTextBlocks(showText)
-
-	for _, row := range result {
-		sort.Sort(row.Content)
-	}
-
-	sort.Slice(result, func(i, j int) bool {
-		return result[i].Position > result[j].Position
-	})
-
-	return result, err
-}
-
 func (p Page) walkTextBlocks(walker func(enc TextEncoding, x, y float64, s string)) {
 	// Handle in case the content page is empty
 	if p.V.IsNull() || p.V.Key("Contents").Kind() == Null {
@@ -1038,34 +929,6 @@ func (p Page) Content() Content {
 		}
 	})
 	return Content{text, rect}
-}
-
-// TextVertical implements sort.Interface for sorting
-// a slice of Text values in vertical order, top to bottom,
-// and then left to right within a line.
-type TextVertical []Text
-
-func (x TextVertical) Len() int      { return len(x) }
-func (x TextVertical) Swap(i, j int) { x[i], x[j] = x[j], x[i] }
-func (x TextVertical) Less(i, j int) bool {
-	if x[i].Y != x[j].Y {
-		return x[i].Y > x[j].Y
-	}
-	return x[i].X < x[j].X
-}
-
-// TextHorizontal implements sort.Interface for sorting
-// a slice of Text values in horizontal order, left to right,
-// and then top to bottom within a column.
-type TextHorizontal []Text
-
-func (x TextHorizontal) Len() int      { return len(x) }
-func (x TextHorizontal) Swap(i, j int) { x[i], x[j] = x[j], x[i] }
-func (x TextHorizontal) Less(i, j int) bool {
-	if x[i].X != x[j].X {
-		return x[i].X < x[j].X
-	}
-	return x[i].Y > x[j].Y
 }
 
 // An Outline is a tree describing the outline (also known as the table of contents)
