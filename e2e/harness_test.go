@@ -217,9 +217,9 @@ type rpcResponse struct {
 	} `json:"error"`
 }
 
-// post sends one JSON-RPC message and returns the HTTP response with the
-// JSON-RPC response (if any) decoded from JSON or SSE.
-func (c *mcp) post(msg map[string]any) (*http.Response, *rpcResponse) {
+// rawPost sends one JSON-RPC message with extra headers and returns the
+// HTTP response and its body, whatever the status.
+func (c *mcp) rawPost(msg map[string]any, hdr map[string]string) (*http.Response, []byte) {
 	c.t.Helper()
 	body, _ := json.Marshal(msg)
 	req, _ := http.NewRequest("POST", c.srv.url, bytes.NewReader(body))
@@ -235,12 +235,23 @@ func (c *mcp) post(msg map[string]any) (*http.Response, *rpcResponse) {
 	for k, v := range c.header {
 		req.Header[k] = v
 	}
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		c.t.Fatal(err)
 	}
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(resp.Body)
+	return resp, raw
+}
+
+// post sends one JSON-RPC message and returns the HTTP response with the
+// JSON-RPC response (if any) decoded from JSON or SSE.
+func (c *mcp) post(msg map[string]any) (*http.Response, *rpcResponse) {
+	c.t.Helper()
+	resp, raw := c.rawPost(msg, nil)
 	if resp.StatusCode != 200 {
 		return resp, nil
 	}

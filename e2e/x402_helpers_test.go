@@ -32,36 +32,6 @@ func x402Config(fac *x402test.Facilitator, mode, toolsCall string) string {
 		"      network: \"" + x402Network + "\"\n      pay_to: \"" + x402PayTo + "\"\n" + toolsCall
 }
 
-// rawPost sends one JSON-RPC message with extra headers and returns the
-// HTTP response and its body, whatever the status.
-func (c *mcp) rawPost(msg map[string]any, hdr map[string]string) (*http.Response, []byte) {
-	c.t.Helper()
-	body, _ := json.Marshal(msg)
-	req, _ := http.NewRequest("POST", c.srv.url, bytes.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	if c.srv.token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.srv.token)
-	}
-	if c.session != "" {
-		req.Header.Set("MCP-Session-Id", c.session)
-		req.Header.Set("MCP-Protocol-Version", "2025-11-25")
-	}
-	for k, v := range c.header {
-		req.Header[k] = v
-	}
-	for k, v := range hdr {
-		req.Header.Set(k, v)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	return resp, raw
-}
-
 // paidResult is a tools/call result as the x402 flows return it.
 type paidResult struct {
 	IsError           bool            `json:"isError"`
