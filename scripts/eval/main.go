@@ -25,9 +25,7 @@ import (
 
 	"github.com/dir2mcp/dir2mcp/lib/config"
 	"github.com/dir2mcp/dir2mcp/lib/embed"
-	"github.com/dir2mcp/dir2mcp/lib/embed/blend"
 	"github.com/dir2mcp/dir2mcp/lib/embed/catalog"
-	"github.com/dir2mcp/dir2mcp/lib/embed/hashing"
 	"github.com/dir2mcp/dir2mcp/lib/eval"
 	"github.com/dir2mcp/dir2mcp/lib/events"
 	"github.com/dir2mcp/dir2mcp/lib/indexer"
@@ -46,7 +44,6 @@ var (
 	provider = flag.String("embed", "", "embed.provider override (default: the config default)")
 	tune     = flag.String("tune", "", "comma-separated key=value config overrides, e.g. search.rrf_k=30,chunking.code.max_lines=80")
 	limit    = flag.Int("n", 0, "use only the first n queries of each set (0 = all)")
-	blendW   = flag.Float64("blend-hash", 0, "if > 0, blend the configured embedder with feature hashing at this weight (experiment)")
 	verbose  = flag.Bool("v", false, "print each failed query")
 )
 
@@ -87,17 +84,6 @@ func run() error {
 	embs, err := catalog.Open(cfg)
 	if err != nil {
 		return err
-	}
-	if *blendW > 0 {
-		h, err := hashing.New(256)
-		if err != nil {
-			return err
-		}
-		b, err := blend.New(blend.Part{Embedder: embs["text"], Weight: 1 - *blendW}, blend.Part{Embedder: h, Weight: *blendW})
-		if err != nil {
-			return err
-		}
-		embs = map[string]embed.Embedder{"text": b, "code": b}
 	}
 	var embID string
 	for _, e := range embs {
