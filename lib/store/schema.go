@@ -12,7 +12,7 @@ import (
 // SchemaVersion is the schema this build writes (PRAGMA user_version).
 // A store with a higher version was written by a newer dir2mcp and is refused
 // with INDEX_VERSION_MISMATCH; lower versions are migrated forward in order.
-const SchemaVersion = 2
+const SchemaVersion = 3
 
 // migrations[i] upgrades a store from version i to i+1.
 var migrations = []string{
@@ -89,6 +89,12 @@ CREATE VIRTUAL TABLE chunks_fts_vocab USING fts5vocab(chunks_fts, 'row');
 ALTER TABLE documents ADD COLUMN description TEXT NOT NULL DEFAULT '';
 ALTER TABLE documents ADD COLUMN tags TEXT NOT NULL DEFAULT '';
 DELETE FROM settings WHERE key = 'scan_policy';
+`,
+	// 2 → 3: a covering index for the live-chunk counts of stats, status and
+	// search's term statistics, which otherwise read every chunk's text.
+	// deleted comes last so the planner never prefers it to a rowid lookup.
+	`
+CREATE INDEX chunks_counts ON chunks(index_kind, embedding_status, deleted);
 `,
 }
 
