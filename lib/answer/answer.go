@@ -61,6 +61,9 @@ type Asker struct {
 	ChatModel string
 	// SystemPrompt opens every generation (rag.system_prompt).
 	SystemPrompt string
+	// Progress, if set, hears when retrieval is done and generation starts
+	// (done in 0..1).
+	Progress func(done float64, msg string)
 }
 
 // Ask answers req.Query (the question). Mode search_only returns hits only.
@@ -83,6 +86,9 @@ func (a *Asker) Answer(ctx context.Context, question string, hits []retrieve.Hit
 		out.Hits = []retrieve.Hit{}
 	}
 	if a.Chat != nil && len(hits) > 0 {
+		if a.Progress != nil {
+			a.Progress(0.3, fmt.Sprintf("%d passages retrieved; generating the answer with %s", len(hits), a.ChatModel))
+		}
 		ans, cites, err := a.generate(ctx, question, hits)
 		if err == nil {
 			out.AnswerKind, out.Answer, out.Citations = KindGenerated, ans, cites

@@ -97,3 +97,22 @@ func TestGenerateEmptyReplySaysNotInContext(t *testing.T) {
 		t.Errorf("%q %v %v", ans, cites, err)
 	}
 }
+
+// A caller following progress hears when retrieval is done and the chat
+// model starts; an extractive answer has no such step.
+func TestAnswerReportsGenerationStart(t *testing.T) {
+	var got []string
+	progress := func(done float64, msg string) { got = append(got, msg) }
+	a := &Asker{Engine: &retrieve.Engine{Store: emptyStore(t)}, Chat: &recordingChat{reply: "Paid [report.pdf#p=3]."}, ChatModel: "m", Progress: progress}
+	if _, err := a.Answer(context.Background(), "paid?", mixedHits, true); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || !strings.Contains(got[0], "generating the answer with m") {
+		t.Errorf("progress %q", got)
+	}
+	got = nil
+	a.Chat = nil
+	if _, err := a.Answer(context.Background(), "paid?", mixedHits, true); err != nil || len(got) != 0 {
+		t.Errorf("extractive answer reported %q (%v)", got, err)
+	}
+}

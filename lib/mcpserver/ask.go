@@ -22,7 +22,7 @@ func (s *Server) ask(ctx context.Context, raw json.RawMessage) (toolOut, error) 
 	if err != nil {
 		return toolOut{}, err
 	}
-	res, err := s.asker().Ask(ctx, req, mode)
+	res, err := s.asker(ctx).Ask(ctx, req, mode)
 	if err != nil {
 		return toolOut{}, err
 	}

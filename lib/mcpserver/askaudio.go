@@ -46,7 +46,7 @@ func (s *Server) askAudio(ctx context.Context, raw json.RawMessage) (toolOut, er
 		}
 		return toolOut{}, unavailable(why)
 	}
-	res, err := s.asker().Ask(ctx, retrieve.Request{Query: question, K: s.Config.RAG.KDefault}, answer.ModeAnswer)
+	res, err := s.asker(ctx).Ask(ctx, retrieve.Request{Query: question, K: s.Config.RAG.KDefault}, answer.ModeAnswer)
 	if err != nil {
 		return toolOut{}, err
 	}

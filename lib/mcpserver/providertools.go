@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"context"
 	"github.com/dir2mcp/dir2mcp/lib/answer"
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -38,8 +39,9 @@ func (s *Server) providerTools() []toolDef {
 }
 
 // asker answers questions with the configured chat model, if any.
-func (s *Server) asker() *answer.Asker {
-	a := &answer.Asker{Engine: s.Engine, MaxContextChars: s.Config.RAG.MaxContextChars, SystemPrompt: s.Config.RAG.SystemPrompt}
+func (s *Server) asker(ctx context.Context) *answer.Asker {
+	a := &answer.Asker{Engine: s.Engine, MaxContextChars: s.Config.RAG.MaxContextChars, SystemPrompt: s.Config.RAG.SystemPrompt,
+		Progress: func(done float64, msg string) { reportProgress(ctx, done, msg) }}
 	if p := s.Providers; p != nil && p.Chat != nil {
 		a.Chat, a.ChatModel = p.Chat, p.ChatModel
 	}

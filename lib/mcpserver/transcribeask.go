@@ -42,7 +42,7 @@ func (s *Server) transcribeAndAsk(ctx context.Context, raw json.RawMessage) (too
 	if err != nil {
 		return toolOut{}, err
 	}
-	res, err := s.asker().Answer(ctx, question, hits, complete)
+	res, err := s.asker(ctx).Answer(ctx, question, hits, complete)
 	if err != nil {
 		return toolOut{}, err
 	}
