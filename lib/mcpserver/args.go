@@ -3,7 +3,6 @@ package mcpserver
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -136,8 +135,4 @@ func (a *args) object(name string, required bool) (json.RawMessage, error) {
 		return nil, errcode.FieldError(errcode.InvalidField, name, "%s must be a JSON object", name)
 	}
 	return v, nil
-}
-
-func fieldf(code errcode.Code, field, format string, a ...any) error {
-	return errcode.FieldError(code, field, "%s", fmt.Sprintf(format, a...))
 }

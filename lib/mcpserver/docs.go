@@ -8,7 +8,6 @@ import (
 	"github.com/dir2mcp/dir2mcp/lib/archive"
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
 	"github.com/dir2mcp/dir2mcp/lib/indexer"
-	"github.com/dir2mcp/dir2mcp/lib/record"
 	"github.com/dir2mcp/dir2mcp/lib/scan"
 	"github.com/dir2mcp/dir2mcp/lib/store"
 )
@@ -112,15 +111,6 @@ func (s *Server) read(ctx context.Context, t *target, max int64) ([]byte, bool, 
 		t.docType, _ = scan.Classify(path.Base(t.rel), data)
 	}
 	return data, truncated, nil
-}
-
-// textLike reports whether docType is read as text lines.
-func textLike(docType string) bool {
-	switch docType {
-	case record.DocCode, record.DocText, record.DocMarkdown, record.DocData, record.DocHTML:
-		return true
-	}
-	return false
 }
 
 // secretCheck refuses content that matches a secret pattern (SPEC §15.4:

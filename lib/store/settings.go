@@ -34,39 +34,11 @@ func (s *Store) Setting(ctx context.Context, key string) (string, error) {
 	return v, wrapRead(err, "read setting "+key)
 }
 
-// Settings returns all settings.
-func (s *Store) Settings(ctx context.Context) (map[string]string, error) {
-	rows, err := s.rd.QueryContext(ctx, "SELECT key, value FROM settings")
-	if err != nil {
-		return nil, wrapRead(err, "read settings")
-	}
-	defer rows.Close()
-	m := map[string]string{}
-	for rows.Next() {
-		var k, v string
-		if err := rows.Scan(&k, &v); err != nil {
-			return nil, wrapRead(err, "read settings")
-		}
-		m[k] = v
-	}
-	return m, wrapRead(rows.Err(), "read settings")
-}
-
 // SetSetting stores key=value inside tx.
 func (tx *Tx) SetSetting(key, value string) error {
 	_, err := tx.tx.Exec(`INSERT INTO settings(key, value) VALUES (?, ?)
 		ON CONFLICT(key) DO UPDATE SET value = excluded.value`, key, value)
 	return err
-}
-
-// Setting reads a setting inside tx.
-func (tx *Tx) Setting(key string) (string, error) {
-	var v string
-	err := tx.tx.QueryRow("SELECT value FROM settings WHERE key = ?", key).Scan(&v)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", nil
-	}
-	return v, err
 }
 
 // Generation identifies a state of the store's content: it changes with

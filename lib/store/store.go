@@ -13,7 +13,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -84,12 +83,6 @@ func Open(ctx context.Context, stateDir string, opt Options) (*Store, error) {
 	s.rd = rd
 	return s, nil
 }
-
-// Path is the absolute path of meta.sqlite.
-func (s *Store) Path() string { return s.path }
-
-// Writable reports whether the store was opened for writing.
-func (s *Store) Writable() bool { return s.wr != nil }
 
 // Close closes all connections.
 func (s *Store) Close() error {
@@ -182,14 +175,4 @@ func wrapRead(err error, what string) error {
 		return nil
 	}
 	return errcode.Wrap(errcode.StoreCorrupt, err, "%s: %v", what, err)
-}
-
-func fmtErr(code, reason string) string {
-	if code == "" {
-		return reason
-	}
-	if reason == "" {
-		return code
-	}
-	return fmt.Sprintf("%s: %s", code, reason)
 }

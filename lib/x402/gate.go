@@ -121,9 +121,6 @@ func (g *Gate) Close() error {
 	return errors.Join(g.replay.Close(), g.ledger.Close())
 }
 
-// Mode returns the payment mode (on or required).
-func (g *Gate) Mode() string { return g.policy.Mode() }
-
 // Gated reports whether a call of tool must be paid.
 func (g *Gate) Gated(tool string) bool { return g.policy.Gated(tool) }
 

@@ -186,9 +186,6 @@ func (p *Policy) gates(name string) bool {
 	return false
 }
 
-// Mode returns off, on or required.
-func (p *Policy) Mode() string { return p.mode }
-
 // Gated reports whether a call of the served tool name must be paid.
 // Unknown tools are never gated: the server answers them with its usual
 // unknown-tool error, free.

@@ -83,7 +83,6 @@ import (
 	"encoding/ascii85"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strconv"
 )
@@ -139,26 +138,6 @@ type xref struct {
 	inStream bool
 	stream   objptr
 	offset   int64
-}
-
-// Open opens a file for reading.
-func Open(file string) (*os.File, *Reader, error) {
-	f, err := os.Open(file)
-	if err != nil {
-		// f is nil here; calling f.Close() would panic.
-		return nil, nil, err
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, nil, err
-	}
-	reader, err := NewReader(f, fi.Size())
-	if err != nil {
-		f.Close()
-		return nil, nil, err
-	}
-	return f, reader, err
 }
 
 // NewReader opens a file for reading, using the data in f with the given total size.
