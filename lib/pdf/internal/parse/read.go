@@ -1067,7 +1067,8 @@ func (r *Reader) initEncrypt(password string) error {
 	p, _ := encrypt["P"].(int64)
 	P := uint32(p)
 
-	// TODO: Password should be converted to Latin-1.
+	// The password is used as given; PDF wants it in Latin-1, which matters
+	// only for non-ASCII passwords, and dir2mcp only ever tries the empty one.
 	pw := []byte(password)
 	h := md5.New()
 	if len(pw) >= len(passwordPad) {
