@@ -133,7 +133,7 @@ func extractive(question string, hits []retrieve.Hit, budget int) (string, []Cit
 	if len(hits) == 0 {
 		return "The indexed content has nothing that matches this question.", []Citation{}
 	}
-	terms := lexical.NewTermSet(lexical.Terms(question))
+	terms := lexical.Parse(question).TermSet()
 	var cands []piece
 	for i, h := range hits {
 		rankW := 1.0 / float64(i+1)

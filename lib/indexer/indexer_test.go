@@ -14,6 +14,7 @@ import (
 	"github.com/dir2mcp/dir2mcp/lib/embed/hashing"
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
 	"github.com/dir2mcp/dir2mcp/lib/events"
+	"github.com/dir2mcp/dir2mcp/lib/lexical"
 	"github.com/dir2mcp/dir2mcp/lib/record"
 	"github.com/dir2mcp/dir2mcp/lib/state"
 	"github.com/dir2mcp/dir2mcp/lib/store"
@@ -228,7 +229,7 @@ func TestExtractRefusesPathsOutsideRoot(t *testing.T) {
 			t.Errorf("%s: error code %s", d.RelPath, d.ErrorCode)
 		}
 	}
-	hits, _ := f.st.LexicalSearch(context.Background(), `"outside"`, store.ChunkFilter{}, store.DefaultFTSWeights, 5)
+	hits, _ := f.st.LexicalSearch(context.Background(), lexical.Term("outside"), store.ChunkFilter{}, store.DefaultFTSWeights, 5)
 	if len(hits) != 0 {
 		t.Error("content from outside the root was indexed")
 	}

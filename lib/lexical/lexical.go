@@ -2,9 +2,10 @@
 // full-text (FTS5/BM25) index. Code identifiers are indexed whole and split
 // into their camelCase/snake_case/digit parts, so `ReadFileHeader` is found
 // by "ReadFileHeader" (an exact, rare term) and by "read file header".
-// Queries are ORed term lists with FTS5 syntax escaped: a natural-language
-// question matches every chunk sharing any of its words, and BM25 ranks
-// chunks sharing more and rarer words first.
+// Queries are ORed term lists with FTS5 syntax escaped (fts.go is the only
+// place that writes FTS5 syntax): a natural-language question matches every
+// chunk sharing any of its words, and BM25 ranks chunks sharing more and
+// rarer words first.
 package lexical
 
 import (
@@ -79,26 +80,6 @@ func Terms(q string) []string {
 		out = out[:MaxQueryTerms]
 	}
 	return out
-}
-
-// Match returns an FTS5 MATCH expression ORing the query's terms, each
-// quoted so user input can never inject FTS5 syntax. It is "" when the query
-// has no searchable term.
-func Match(q string) string { return MatchTerms(Terms(q)) }
-
-// MatchTerms returns an FTS5 MATCH expression ORing the given terms, each
-// quoted.
-func MatchTerms(terms []string) string {
-	var b strings.Builder
-	for i, t := range terms {
-		if i > 0 {
-			b.WriteString(" OR ")
-		}
-		b.WriteByte('"')
-		b.WriteString(strings.ReplaceAll(t, `"`, `""`))
-		b.WriteByte('"')
-	}
-	return b.String()
 }
 
 // IsCodeLike reports whether a query token looks like a code identifier

@@ -34,12 +34,12 @@ func TestTerms(t *testing.T) {
 }
 
 func TestMatchQuotesEveryTerm(t *testing.T) {
-	got := Match(`foo"bar OR baz*`)
+	got := string(Parse(`foo"bar OR baz*`).Match())
 	want := `"foo" OR "bar" OR "baz"`
 	if got != want {
 		t.Errorf("Match = %s, want %s", got, want)
 	}
-	if Match("?!") != "" {
+	if !Parse("?!").Match().Empty() {
 		t.Error("a query without words should produce no match expression")
 	}
 }
@@ -78,7 +78,7 @@ func TestPhraseCoverage(t *testing.T) {
 		{"writer", 0},
 		{"", 0},
 	} {
-		if got := PhraseCoverage(c.q, text); math.Abs(got-c.want) > 1e-9 {
+		if got := Parse(c.q).PhraseCoverage(text); math.Abs(got-c.want) > 1e-9 {
 			t.Errorf("PhraseCoverage(%q) = %v, want %v", c.q, got, c.want)
 		}
 	}

@@ -82,7 +82,8 @@ func (e *Engine) Search(ctx context.Context, req Request) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	route := chooseRoute(req)
+	q := lexical.Parse(req.Query)
+	route := chooseRoute(req, q)
 	res := Result{Query: req.Query, K: req.K, IndexUsed: route.used, Hits: []Hit{}}
 	filter := store.ChunkFilter{PathPrefix: req.PathPrefix, DocTypes: req.DocTypes}
 	if glob != nil {
@@ -115,7 +116,7 @@ func (e *Engine) Search(ctx context.Context, req Request) (Result, error) {
 		close(vecDone)
 	}
 	if req.Mode != ModeVector {
-		lex, err := e.Store.LexicalSearch(ctx, columns(req.In, e.lexicalMatch(ctx, lexical.Terms(req.Query))), filter, store.DefaultFTSWeights, depth)
+		lex, err := e.Store.LexicalSearch(ctx, columns(req.In, e.lexicalMatch(ctx, q.Terms)), filter, store.DefaultFTSWeights, depth)
 		if err != nil {
 			<-vecDone
 			return Result{}, err
@@ -128,7 +129,7 @@ func (e *Engine) Search(ctx context.Context, req Request) (Result, error) {
 	}
 	if req.Mode == ModeHybrid {
 		// Exact channel: chunks holding an identifier the query names.
-		if m := identMatch(req.Query); m != "" {
+		if m := q.IdentMatch(); !m.Empty() {
 			ex, err := e.Store.LexicalSearch(ctx, columns(req.In, m), filter, store.DefaultFTSWeights, depth)
 			if err != nil {
 				<-vecDone
@@ -161,13 +162,13 @@ func (e *Engine) Search(ctx context.Context, req Request) (Result, error) {
 	}
 	wv := e.Tuning.VectorWeight
 	if req.Mode == ModeHybrid && e.Tuning.Fusion != "rrf" {
-		cov, err := e.phraseCoverage(ctx, list, req.Query)
+		cov, err := e.phraseCoverage(ctx, list, q)
 		if err != nil {
 			return Result{}, err
 		}
 		wv *= max(1-cov, minVectorShare)
 	}
-	e.fuse(list, route, wv, !mentionsTests(req.Query))
+	e.fuse(list, route, wv, !mentionsTests(q))
 
 	// Pick the hits (at most MaxPerFile per file), then load their text.
 	perFile := map[string]int{}
@@ -191,14 +192,13 @@ func (e *Engine) Search(ctx context.Context, req Request) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	terms := lexical.Terms(req.Query)
 	for _, c := range chosen {
 		m, ok := metas[c.id]
 		if !ok {
 			continue // deleted a moment ago
 		}
 		span := m.Span
-		snippet, focused := focus(m.Text, m.Span, terms)
+		snippet, focused := focus(m.Text, m.Span, q.TermSet())
 		if m.RepType == record.RepRawText {
 			// Only a raw_text chunk's lines are the file's lines; other
 			// representations keep their own span (page, time, whole doc).
@@ -214,15 +214,13 @@ func (e *Engine) Search(ctx context.Context, req Request) (Result, error) {
 	return res, nil
 }
 
-// columns restricts an FTS5 expression to the full-text columns of in.
-func columns(in, match string) string {
-	switch {
-	case match == "":
-		return ""
-	case in == InTitle:
-		return "{path title} : (" + match + ")"
-	case in == InContent:
-		return "{body} : (" + match + ")"
+// columns restricts a full-text expression to the columns of in.
+func columns(in string, match lexical.Expr) lexical.Expr {
+	switch in {
+	case InTitle:
+		return lexical.InColumns(match, lexical.ColPath, lexical.ColTitle)
+	case InContent:
+		return lexical.InColumns(match, lexical.ColBody)
 	}
 	return match
 }
@@ -304,7 +302,7 @@ const phraseTop = 3
 // it only matched scattered words. Hybrid fusion gives the vector channel
 // weight in proportion to what BM25 leaves unexplained:
 // VectorWeight·max(1−c, minVectorShare).
-func (e *Engine) phraseCoverage(ctx context.Context, list []*candidate, q string) (float64, error) {
+func (e *Engine) phraseCoverage(ctx context.Context, list []*candidate, q *lexical.Query) (float64, error) {
 	var ids []int64
 	for _, c := range list {
 		if c.lexRank > 0 && c.lexRank <= phraseTop {
@@ -320,7 +318,7 @@ func (e *Engine) phraseCoverage(ctx context.Context, list []*candidate, q string
 	}
 	best := 0.0
 	for _, m := range metas {
-		best = max(best, lexical.PhraseCoverage(q, m.Text+"\n"+m.RelPath+"\n"+m.Title))
+		best = max(best, q.PhraseCoverage(m.Text+"\n"+m.RelPath+"\n"+m.Title))
 	}
 	return best, nil
 }

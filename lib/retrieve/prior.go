@@ -36,8 +36,8 @@ func IsTestFile(rel string) bool {
 }
 
 // mentionsTests reports whether the query is about tests.
-func mentionsTests(q string) bool {
-	for _, t := range lexical.Terms(q) {
+func mentionsTests(q *lexical.Query) bool {
+	for _, t := range q.Terms {
 		if strings.HasPrefix(t, "test") || strings.HasPrefix(t, "spec") || t == "fixture" || t == "fixtures" {
 			return true
 		}

@@ -28,7 +28,7 @@ func (r route) kindWeight(kind string) float64 {
 // index in auto mode.
 const codeTilt = 1.25
 
-func chooseRoute(req Request) route {
+func chooseRoute(req Request, q *lexical.Query) route {
 	switch req.Index {
 	case IndexText:
 		return route{used: IndexText, kinds: []string{record.KindText}, codeWeight: 1, textWeight: 1}
@@ -55,7 +55,7 @@ func chooseRoute(req Request) route {
 		}
 	}
 	r := route{used: IndexBoth, kinds: []string{record.KindText, record.KindCode}, codeWeight: 1, textWeight: 1}
-	if LooksLikeCode(req.Query) {
+	if looksLikeCode(q) {
 		r.codeWeight = codeTilt
 	}
 	return r
@@ -63,10 +63,13 @@ func chooseRoute(req Request) route {
 
 // LooksLikeCode reports whether a query reads as code (identifiers, call
 // syntax, operators, keywords) rather than a plain-language question.
-func LooksLikeCode(q string) bool {
-	if len(lexical.CodeTokens(q)) > 0 {
+func LooksLikeCode(q string) bool { return looksLikeCode(lexical.Parse(q)) }
+
+func looksLikeCode(pq *lexical.Query) bool {
+	if len(pq.Idents) > 0 {
 		return true
 	}
+	q := pq.Text
 	if strings.ContainsAny(q, "(){}[];=<>") || strings.Contains(q, "::") || strings.Contains(q, "->") {
 		return true
 	}
@@ -86,14 +89,3 @@ func LooksLikeCode(q string) bool {
 	return false
 }
 
-// identMatch is an FTS5 expression matching chunks that contain one of the
-// query's identifier-like tokens whole ("" when it has none).
-func identMatch(q string) string {
-	var parts []string
-	for _, t := range lexical.CodeTokens(q) {
-		if len(t) >= 4 {
-			parts = append(parts, `"`+strings.ReplaceAll(strings.ToLower(t), `"`, `""`)+`"`)
-		}
-	}
-	return strings.Join(parts, " OR ")
-}

@@ -19,9 +19,8 @@ const (
 // line span, so a citation points at the lines that matter rather than the
 // whole chunk. Without any term match (a purely semantic hit) the snippet is
 // the chunk's beginning and the span the whole chunk.
-func focus(text string, span record.Span, terms []string) (string, record.Span) {
+func focus(text string, span record.Span, want lexical.TermSet) (string, record.Span) {
 	lines := strings.Split(text, "\n")
-	want := lexical.NewTermSet(terms)
 	hits := make([]map[string]bool, len(lines))
 	any := false
 	for i, ln := range lines {

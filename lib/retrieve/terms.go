@@ -3,7 +3,6 @@ package retrieve
 import (
 	"context"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -48,13 +47,13 @@ const maxScoredShare = 0.3
 // the query has rarer terms, rows must also contain one of those (see
 // rowBudget): a row holding only common words is not worth scoring, and
 // scoring it is what makes an ORed query slow.
-func (e *Engine) lexicalMatch(ctx context.Context, terms []string) string {
+func (e *Engine) lexicalMatch(ctx context.Context, terms []string) lexical.Expr {
 	if len(terms) <= 1 {
-		return lexical.MatchTerms(terms)
+		return lexical.AnyOf(terms)
 	}
 	dfs, total, err := e.termStats(ctx, terms)
 	if err != nil {
-		return lexical.MatchTerms(terms)
+		return lexical.AnyOf(terms)
 	}
 	scored := make([]string, 0, len(terms))
 	for _, t := range terms {
@@ -66,11 +65,11 @@ func (e *Engine) lexicalMatch(ctx context.Context, terms []string) string {
 		scored = terms
 	}
 	sel := selectTerms(terms, dfs)
-	all := lexical.MatchTerms(scored)
+	all := lexical.AnyOf(scored)
 	if len(sel) == 0 || sameTerms(sel, scored) {
 		return all
 	}
-	return "(" + lexical.MatchTerms(sel) + ") AND (" + all + ")"
+	return lexical.Both(lexical.AnyOf(sel), all)
 }
 
 func sameTerms(a, b []string) bool {
@@ -140,7 +139,7 @@ func (e *Engine) termStats(ctx context.Context, terms []string) (map[string]int6
 	}
 	counted := map[string]int64{}
 	for _, t := range missing {
-		n, err := e.Store.TermCount(ctx, `"`+strings.ReplaceAll(t, `"`, `""`)+`"`)
+		n, err := e.Store.TermCount(ctx, lexical.Term(t))
 		if err != nil {
 			return nil, 0, err
 		}

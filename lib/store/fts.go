@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"strings"
+
+	"github.com/dir2mcp/dir2mcp/lib/lexical"
 )
 
 // ChunkFilter restricts which chunks a search may return.
@@ -32,14 +34,14 @@ type FTSWeights struct{ Path, Title, Body float64 }
 // DefaultFTSWeights favour a hit in a file's path or title over the body.
 var DefaultFTSWeights = FTSWeights{Path: 2.0, Title: 3.0, Body: 1.0}
 
-// LexicalSearch runs an FTS5 MATCH expression (built by package lexical) and
-// returns up to limit chunks by BM25, best first, honouring f.
-func (s *Store) LexicalSearch(ctx context.Context, match string, f ChunkFilter, w FTSWeights, limit int) ([]Scored, error) {
-	if strings.TrimSpace(match) == "" || limit <= 0 {
+// LexicalSearch runs a full-text expression and returns up to limit chunks
+// by BM25, best first, honouring f.
+func (s *Store) LexicalSearch(ctx context.Context, match lexical.Expr, f ChunkFilter, w FTSWeights, limit int) ([]Scored, error) {
+	if match.Empty() || limit <= 0 {
 		return nil, nil
 	}
 	var q strings.Builder
-	args := []any{w.Path, w.Title, w.Body, match}
+	args := []any{w.Path, w.Title, w.Body, string(match)}
 	q.WriteString(`SELECT f.rowid, -bm25(chunks_fts, ?, ?, ?) AS score`)
 	join := !f.Empty()
 	if join {
@@ -96,11 +98,11 @@ WHERE chunks_fts MATCH ?`)
 	return out, wrapRead(rows.Err(), "full-text search")
 }
 
-// TermCount returns how many chunks match an FTS5 expression (a term's
-// document frequency when match is one quoted term).
-func (s *Store) TermCount(ctx context.Context, match string) (int64, error) {
+// TermCount returns how many chunks match a full-text expression (a term's
+// document frequency when match is lexical.Term(t)).
+func (s *Store) TermCount(ctx context.Context, match lexical.Expr) (int64, error) {
 	var n int64
-	err := s.queryRow(ctx, "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?", match).Scan(&n)
+	err := s.queryRow(ctx, "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?", string(match)).Scan(&n)
 	return n, wrapRead(err, "count term")
 }
 

@@ -62,7 +62,7 @@ func put(t *testing.T, s *Store, rel, repHash string, texts ...string) RepResult
 
 func search(t *testing.T, s *Store, q string) []int64 {
 	t.Helper()
-	hits, err := s.LexicalSearch(context.Background(), lexical.Match(q), ChunkFilter{}, DefaultFTSWeights, 10)
+	hits, err := s.LexicalSearch(context.Background(), lexical.Parse(q).Match(), ChunkFilter{}, DefaultFTSWeights, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +148,7 @@ func TestLexicalSearchORsTermsAndSplitsIdentifiers(t *testing.T) {
 	}
 	// FTS5 syntax in user input is inert.
 	for _, q := range []string{`"unbalanced`, `NEAR(a b)`, `header*`, `col:header`, `-header`, `a AND OR NOT`, `'); DROP TABLE chunks; --`} {
-		if _, err := s.LexicalSearch(context.Background(), lexical.Match(q), ChunkFilter{}, DefaultFTSWeights, 5); err != nil {
+		if _, err := s.LexicalSearch(context.Background(), lexical.Parse(q).Match(), ChunkFilter{}, DefaultFTSWeights, 5); err != nil {
 			t.Errorf("query %q: %v", q, err)
 		}
 	}
@@ -158,15 +158,15 @@ func TestFilters(t *testing.T) {
 	s, _ := openTest(t)
 	put(t, s, "lib/a.go", "1", "shared term")
 	put(t, s, "docs/b.go", "2", "shared term")
-	got, err := s.LexicalSearch(context.Background(), lexical.Match("shared"), ChunkFilter{PathPrefix: "lib/"}, DefaultFTSWeights, 10)
+	got, err := s.LexicalSearch(context.Background(), lexical.Parse("shared").Match(), ChunkFilter{PathPrefix: "lib/"}, DefaultFTSWeights, 10)
 	if err != nil || len(got) != 1 || got[0].RelPath != "lib/a.go" {
 		t.Fatalf("prefix filter: %+v %v", got, err)
 	}
-	got, _ = s.LexicalSearch(context.Background(), lexical.Match("shared"), ChunkFilter{Match: func(p string) bool { return p == "docs/b.go" }}, DefaultFTSWeights, 10)
+	got, _ = s.LexicalSearch(context.Background(), lexical.Parse("shared").Match(), ChunkFilter{Match: func(p string) bool { return p == "docs/b.go" }}, DefaultFTSWeights, 10)
 	if len(got) != 1 || got[0].RelPath != "docs/b.go" {
 		t.Fatalf("match filter: %+v", got)
 	}
-	got, _ = s.LexicalSearch(context.Background(), lexical.Match("shared"), ChunkFilter{DocTypes: []string{"md"}}, DefaultFTSWeights, 10)
+	got, _ = s.LexicalSearch(context.Background(), lexical.Parse("shared").Match(), ChunkFilter{DocTypes: []string{"md"}}, DefaultFTSWeights, 10)
 	if len(got) != 0 {
 		t.Fatalf("doc type filter: %+v", got)
 	}

@@ -1,0 +1,87 @@
+package lexical
+
+import (
+	"strings"
+
+	"github.com/dir2mcp/dir2mcp/lib/textsplit"
+)
+
+// Query is a user query parsed once for every use a search makes of it:
+// its full-text terms, the identifiers it names, and its words for phrase
+// matching.
+type Query struct {
+	// Text is the query as typed, trimmed.
+	Text string
+	// Terms are the distinct full-text search terms (see Terms).
+	Terms []string
+	// Idents are the identifier-like tokens in their original case (see
+	// CodeTokens).
+	Idents []string
+	// words are the query's words, lowercased and stemmed, in order,
+	// stopwords kept (for PhraseCoverage).
+	words []string
+	set   TermSet
+}
+
+// Parse parses a query.
+func Parse(q string) *Query {
+	q = strings.TrimSpace(q)
+	p := &Query{Text: q, Terms: Terms(q), Idents: CodeTokens(q)}
+	p.words = phraseWords(q)
+	p.set = NewTermSet(p.Terms)
+	return p
+}
+
+// TermSet is the query's terms normalised for matching text.
+func (q *Query) TermSet() TermSet { return q.set }
+
+// Match is the expression of rows holding any of the query's terms.
+func (q *Query) Match() Expr { return AnyOf(q.Terms) }
+
+// IdentMatch matches rows holding one of the identifiers the query names
+// whole (identifiers of four or more characters; "" when it names none).
+func (q *Query) IdentMatch() Expr {
+	var ids []string
+	for _, t := range q.Idents {
+		if len(t) >= 4 {
+			ids = append(ids, strings.ToLower(t))
+		}
+	}
+	return AnyOf(ids)
+}
+
+// PhraseCoverage is the share of the query's adjacent word pairs (in order,
+// lowercase, stemmed, stopwords kept) that also occur adjacent in text: near
+// 1 when text says what the query says in the same words, near 0 when it
+// merely shares some of them. A query of fewer than two words has no pairs;
+// its coverage is the share of its terms text holds (see TermSet.Covered).
+func (q *Query) PhraseCoverage(text string) float64 {
+	if len(q.words) < 2 {
+		if len(q.set) == 0 {
+			return 0
+		}
+		return float64(len(q.set.Covered(text))) / float64(len(q.set))
+	}
+	pairs := map[[2]string]bool{}
+	var prev string
+	textsplit.EachWord(text, func(w string) {
+		w = Stem(strings.ToLower(w))
+		if prev != "" {
+			pairs[[2]string{prev, w}] = true
+		}
+		prev = w
+	})
+	n := 0
+	for i := 1; i < len(q.words); i++ {
+		if pairs[[2]string{q.words[i-1], q.words[i]}] {
+			n++
+		}
+	}
+	return float64(n) / float64(len(q.words)-1)
+}
+
+func phraseWords(s string) []string {
+	var out []string
+	textsplit.EachWord(s, func(w string) { out = append(out, Stem(strings.ToLower(w))) })
+	return out
+}
