@@ -57,6 +57,23 @@ type Result struct {
 	LexicalHits   int           `json:"-"`
 	VectorHits    int           `json:"-"`
 	VectorSkipped []string      `json:"-"` // kinds searched lexically only, and why
+	// Candidates are all fused candidates, best first, when Request.Explain.
+	Candidates []Candidate `json:"-"`
+}
+
+// Candidate is one fused candidate with its per-channel evidence.
+type Candidate struct {
+	ChunkID   int64       `json:"chunk_id"`
+	RelPath   string      `json:"rel_path"`
+	DocType   string      `json:"doc_type"`
+	IndexKind string      `json:"index_kind"`
+	Span      record.Span `json:"span"`
+	LexRank   int         `json:"lex_rank,omitempty"` // 1-based; 0 = not found by BM25
+	LexScore  float64     `json:"lex_score,omitempty"`
+	VecRank   int         `json:"vec_rank,omitempty"`
+	VecSim    float32     `json:"vec_sim,omitempty"`
+	Exact     bool        `json:"exact,omitempty"`
+	Fused     float64     `json:"fused"`
 }
 
 // candidate is a chunk under consideration with its per-channel ranks.
@@ -182,6 +199,11 @@ func (e *Engine) Search(ctx context.Context, req Request) (Result, error) {
 		chosen = append(chosen, c)
 		if len(chosen) == req.K {
 			break
+		}
+	}
+	if req.Explain {
+		if err := e.explain(ctx, &res, list); err != nil {
+			return Result{}, err
 		}
 	}
 	ids := make([]int64, len(chosen))
@@ -406,4 +428,24 @@ func rankLess(a, b int) bool {
 		return true
 	}
 	return a < b
+}
+
+// explain records every candidate with its evidence in res.Candidates.
+func (e *Engine) explain(ctx context.Context, res *Result, list []*candidate) error {
+	ids := make([]int64, len(list))
+	for i, c := range list {
+		ids[i] = c.id
+	}
+	metas, err := e.Store.ChunkMetas(ctx, ids)
+	if err != nil {
+		return err
+	}
+	for _, c := range list {
+		res.Candidates = append(res.Candidates, Candidate{
+			ChunkID: c.id, RelPath: c.ref.RelPath, DocType: c.ref.DocType, IndexKind: c.ref.IndexKind,
+			Span: metas[c.id].Span, LexRank: c.lexRank, LexScore: c.lexScore, VecRank: c.vecRank,
+			VecSim: c.vecSim, Exact: c.exact, Fused: c.fused,
+		})
+	}
+	return nil
 }

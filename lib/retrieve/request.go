@@ -45,6 +45,10 @@ type Request struct {
 	DocTypes   []string
 	Mode       string
 	In         string // both | title | content
+	// Explain fills Result.Candidates with every fused candidate and its
+	// per-channel evidence (for evaluation and debugging; costs a read of
+	// every candidate's span).
+	Explain bool
 }
 
 // MaxK is the largest k a search accepts.
