@@ -31,6 +31,10 @@ type Piece struct {
 	Span record.Span
 	// Ordinal is the piece's 0-based position in the representation.
 	Ordinal int
+	// Context says where the piece sits in its document, for search and
+	// embedding (not part of Text or its span): for prose, the trail of
+	// headings above it ("Routes > Route options"); "" when unknown.
+	Context string
 }
 
 // Sizes named Chars are UTF-8 bytes; a cut never splits a rune.

@@ -69,6 +69,10 @@ func Text(text string, opt TextOptions) []Piece {
 		}
 		s = next
 	}
+	if fence == nil {
+		fence = x.fences()
+	}
+	x.headingContext(out, fence)
 	return out
 }
 

@@ -233,7 +233,7 @@ func (e *Embedding) drain(ctx context.Context) error {
 			ids := make([]int64, len(batch))
 			for i, p := range batch {
 				ids[i] = p.ChunkID
-				inputs[i] = embed.Input{Text: p.Text, Kind: p.IndexKind, Path: p.RelPath, Lang: p.Lang}
+				inputs[i] = embed.Input{Text: embedText(p.Context, p.Text), Kind: p.IndexKind, Path: p.RelPath, Lang: p.Lang}
 			}
 			if err := e.embedInto(ctx, ks, ids, inputs); err != nil {
 				return err
@@ -288,7 +288,7 @@ func (e *Embedding) RunRecords(ctx context.Context, in <-chan record.Chunk) erro
 			inputs := make([]embed.Input, len(cs))
 			for i, c := range cs {
 				ids[i] = c.ChunkID
-				inputs[i] = embed.Input{Text: c.Text, Kind: kind, Path: c.RelPath, Lang: c.Lang}
+				inputs[i] = embed.Input{Text: embedText(c.Context, c.Text), Kind: kind, Path: c.RelPath, Lang: c.Lang}
 			}
 			if err := e.embedInto(ctx, ks, ids, inputs); err != nil {
 				return err
@@ -465,4 +465,13 @@ func (e *Embedding) flush(ctx context.Context, ks *kindState) error {
 	ks.lastFlush = time.Now()
 	ks.flushCost = time.Since(start)
 	return nil
+}
+
+// embedText is what is embedded for a chunk: its context (the headings it
+// sits under), then its text.
+func embedText(context, text string) string {
+	if context == "" {
+		return text
+	}
+	return context + "\n\n" + text
 }

@@ -112,7 +112,7 @@ func (x *Extractor) textRep(r result, data []byte) result {
 	}
 	r.pieces = make([]store.ChunkInput, len(pieces))
 	for i, p := range pieces {
-		r.pieces[i] = chunkInput(p.Text, kind, p.Span)
+		r.pieces[i] = withContext(chunkInput(p.Text, kind, p.Span), p.Context)
 	}
 	return r
 }
@@ -124,6 +124,17 @@ func textOptions(cfg *config.Config) chunk.TextOptions {
 
 func chunkInput(text, kind string, sp record.Span) store.ChunkInput {
 	return store.ChunkInput{Text: text, TextHash: chunk.TextHash(text), TokensEst: chunk.TokensEstimate(text), IndexKind: kind, Span: sp}
+}
+
+// withContext gives a chunk its place in the document (see
+// chunk.Piece.Context). The context is part of what is embedded, so it is
+// part of the hash that decides whether a chunk's vector can be kept.
+func withContext(ci store.ChunkInput, context string) store.ChunkInput {
+	if context != "" {
+		ci.Context = context
+		ci.TextHash = chunk.TextHash(context + "\x00" + ci.Text)
+	}
+	return ci
 }
 
 // orNone maps a configured 0 ("none") to the chunk package's "none" (-1);

@@ -132,6 +132,9 @@ type Chunk struct {
 	Ordinal   int    `json:"ordinal"`
 	IndexKind string `json:"index_kind"` // text | code
 	Text      string `json:"text"`
+	// Context is where the text sits in its document, e.g. the headings
+	// above it ("Routes > Route options"); embedded with the text.
+	Context   string `json:"context,omitempty"`
 	TextHash  string `json:"text_hash"`
 	TokensEst int    `json:"tokens_est"`
 	Span      Span   `json:"span"`

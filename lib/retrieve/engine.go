@@ -59,6 +59,8 @@ type Result struct {
 	VectorSkipped []string      `json:"-"` // kinds searched lexically only, and why
 	// Candidates are all fused candidates, best first, when Request.Explain.
 	Candidates []Candidate `json:"-"`
+	// PhraseCoverage is the lexical channel's phrase coverage (hybrid cc).
+	PhraseCoverage float64 `json:"-"`
 }
 
 // Candidate is one fused candidate with its per-channel evidence.
@@ -184,6 +186,7 @@ func (e *Engine) Search(ctx context.Context, req Request) (Result, error) {
 			return Result{}, err
 		}
 		wv *= max(1-cov, minVectorShare)
+		res.PhraseCoverage = cov
 	}
 	e.fuse(list, route, wv, !mentionsTests(q))
 

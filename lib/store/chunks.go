@@ -32,7 +32,10 @@ type RepInput struct {
 
 // ChunkInput is one chunk of a representation, in ordinal order.
 type ChunkInput struct {
-	Text      string
+	Text string
+	// Context is where the chunk sits in its document (a heading trail),
+	// indexed with the title and embedded with the text.
+	Context   string
 	TextHash  string
 	TokensEst int
 	IndexKind string
@@ -128,30 +131,30 @@ func (tx *Tx) ReplaceRepresentation(doc DocRef, rep RepInput, pieces []ChunkInpu
 				return res, err
 			}
 			if doc.TitleChanged {
-				if err := tx.reindexFTS(o.id, pathText, titleText, p.Text); err != nil {
+				if err := tx.reindexFTS(o.id, pathText, withTrail(titleText, p.Context), p.Text); err != nil {
 					return res, err
 				}
 			}
 			continue
 		}
 		var id int64
-		err := tx.tx.QueryRow(`INSERT INTO chunks (rep_id, doc_id, ordinal, text, text_hash, tokens_est, index_kind, embedding_status)
-			VALUES (?, ?, ?, ?, ?, ?, ?, 'pending') RETURNING chunk_id`,
-			res.RepID, doc.DocID, i, p.Text, p.TextHash, p.TokensEst, p.IndexKind).Scan(&id)
+		err := tx.tx.QueryRow(`INSERT INTO chunks (rep_id, doc_id, ordinal, text, context, text_hash, tokens_est, index_kind, embedding_status)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending') RETURNING chunk_id`,
+			res.RepID, doc.DocID, i, p.Text, p.Context, p.TextHash, p.TokensEst, p.IndexKind).Scan(&id)
 		if err != nil {
 			return res, err
 		}
 		if err := tx.insertSpan(id, p.Span); err != nil {
 			return res, err
 		}
-		if err := tx.insertFTS(id, pathText, titleText, p.Text); err != nil {
+		if err := tx.insertFTS(id, pathText, withTrail(titleText, p.Context), p.Text); err != nil {
 			return res, err
 		}
 		c := record.NewChunk()
 		c.ChunkID, c.DocID, c.RepID = id, doc.DocID, res.RepID
 		c.RelPath, c.DocType, c.Lang = doc.RelPath, doc.DocType, doc.Lang
 		c.RepType, c.RepHash, c.Ordinal, c.IndexKind = rep.Type, rep.Hash, i, p.IndexKind
-		c.Text, c.TextHash, c.TokensEst, c.Span = p.Text, p.TextHash, p.TokensEst, p.Span
+		c.Text, c.Context, c.TextHash, c.TokensEst, c.Span = p.Text, p.Context, p.TextHash, p.TokensEst, p.Span
 		c.EmbeddingStatus = record.EmbedPending
 		res.Added = append(res.Added, c)
 	}
@@ -163,6 +166,15 @@ func (tx *Tx) ReplaceRepresentation(doc DocRef, rep RepInput, pieces []ChunkInpu
 	}
 	res.Removed = len(drop)
 	return res, tx.tombstoneChunks(drop)
+}
+
+// withTrail adds a chunk's context to its document's title text: both are
+// the chunk's "title" in the full-text index, weighted above its body.
+func withTrail(titleText, context string) string {
+	if context == "" {
+		return titleText
+	}
+	return titleText + "\n" + lexical.IndexText(context)
 }
 
 func (tx *Tx) insertFTS(id int64, pathText, titleText, text string) error {
@@ -244,6 +256,7 @@ func inList(ids []int64) (string, []any) {
 type PendingChunk struct {
 	ChunkID   int64
 	Text      string
+	Context   string
 	IndexKind string
 	RelPath   string
 	DocType   string
@@ -254,7 +267,7 @@ type PendingChunk struct {
 // chunk_id > afterID, in chunk_id order.
 func (s *Store) PendingChunks(ctx context.Context, kind string, afterID int64, limit int) ([]PendingChunk, error) {
 	rows, err := s.rd.QueryContext(ctx, `
-SELECT c.chunk_id, c.text, c.index_kind, d.rel_path, d.doc_type, d.lang
+SELECT c.chunk_id, c.text, c.context, c.index_kind, d.rel_path, d.doc_type, d.lang
 FROM chunks c JOIN documents d ON d.doc_id = c.doc_id
 WHERE c.index_kind = ? AND c.embedding_status = 'pending' AND c.deleted = 0 AND c.chunk_id > ?
 ORDER BY c.chunk_id LIMIT ?`, kind, afterID, limit)
@@ -265,7 +278,7 @@ ORDER BY c.chunk_id LIMIT ?`, kind, afterID, limit)
 	var out []PendingChunk
 	for rows.Next() {
 		var p PendingChunk
-		if err := rows.Scan(&p.ChunkID, &p.Text, &p.IndexKind, &p.RelPath, &p.DocType, &p.Lang); err != nil {
+		if err := rows.Scan(&p.ChunkID, &p.Text, &p.Context, &p.IndexKind, &p.RelPath, &p.DocType, &p.Lang); err != nil {
 			return nil, wrapRead(err, "read pending chunks")
 		}
 		out = append(out, p)

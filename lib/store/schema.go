@@ -12,7 +12,7 @@ import (
 // SchemaVersion is the schema this build writes (PRAGMA user_version).
 // A store with a higher version was written by a newer dir2mcp and is refused
 // with INDEX_VERSION_MISMATCH; lower versions are migrated forward in order.
-const SchemaVersion = 3
+const SchemaVersion = 4
 
 // migrations[i] upgrades a store from version i to i+1.
 var migrations = []string{
@@ -95,6 +95,13 @@ DELETE FROM settings WHERE key = 'scan_policy';
 	// deleted comes last so the planner never prefers it to a rowid lookup.
 	`
 CREATE INDEX chunks_counts ON chunks(index_kind, embedding_status, deleted);
+`,
+	// 3 → 4: a chunk's context (the headings it sits under), indexed with
+	// the title and embedded with the text. Forgetting the scan policy makes
+	// the next run re-extract every document, which fills it.
+	`
+ALTER TABLE chunks ADD COLUMN context TEXT NOT NULL DEFAULT '';
+DELETE FROM settings WHERE key = 'scan_policy';
 `,
 }
 
