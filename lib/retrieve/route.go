@@ -88,4 +88,3 @@ func looksLikeCode(pq *lexical.Query) bool {
 	}
 	return false
 }
-
