@@ -18,11 +18,15 @@ func SnippetInside(snippet, content string, isHTML bool) bool {
 		return false
 	}
 	if isHTML {
-		content = html.UnescapeString(stripTags(content))
+		content = HTMLText(content)
 		s = squeeze(html.UnescapeString(s))
 	}
 	return strings.Contains(squeeze(content), s)
 }
+
+// HTMLText is the text of an HTML fragment: tags, comments and script and
+// style content removed (each tag leaves a space), entities decoded.
+func HTMLText(s string) string { return html.UnescapeString(stripTags(s)) }
 
 // squeeze deletes all whitespace.
 func squeeze(s string) string {

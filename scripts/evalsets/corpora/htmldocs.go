@@ -1,6 +1,7 @@
 package corpora
 
 import (
+	"html"
 	"regexp"
 	"strings"
 
@@ -88,12 +89,18 @@ func faqItems(root string) ([]Item, error) {
 	}
 	var items []Item
 	for _, q := range qs {
-		text := oneLine(eval.HTMLText(q.inner))
+		text := oneLine(inlineHTMLText(q.inner))
 		items = append(items, Item{Key: q.rel + "#" + text, Query: text,
 			Rel: map[string]int{lineDoc(q.rel, q.start, q.end): 1}})
 	}
 	return items, nil
 }
+
+var anyTag = regexp.MustCompile(`<[^>]*>`)
+
+// inlineHTMLText is the text of an inline HTML fragment (a heading, a
+// purpose line): tags dropped without a trace, entities decoded.
+func inlineHTMLText(s string) string { return html.UnescapeString(anyTag.ReplaceAllString(s, "")) }
 
 // maskFAQ deletes the text of every FAQ question from every page (the
 // heading, the page's table of contents, any link that quotes it), so only
@@ -156,7 +163,7 @@ func refItems(root string) ([]Item, error) {
 	}
 	var items []Item
 	for _, p := range pages {
-		q := oneLine(eval.HTMLText(p.purpose))
+		q := oneLine(inlineHTMLText(p.purpose))
 		if len(strings.Fields(q)) < 3 {
 			continue
 		}

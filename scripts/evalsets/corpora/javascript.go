@@ -28,7 +28,7 @@ var jsDocSet = &Set{
 	},
 }
 
-var jsDecl = regexp.MustCompile(`^(\s*)(?:export\s+)?(?:(?:async\s+)?function\s*\*?\s*([A-Za-z_$][\w$]*)\s*\(|(?:var|let|const)\s+([A-Za-z_$][\w$]*)\s*=)`)
+var jsDecl = regexp.MustCompile(`^(\s*)(?:export\s+)?(?:(?:async\s+)?function\s*\*?\s*([A-Za-z_$][\w$]*)\s*\(|(?:var|let|const)\s+([A-Za-z_$][\w$]*)\s*[=;])`)
 
 // jsDocDefs finds /** ... */ comments directly above a function or variable
 // declaration: the description (the text before the first @tag) and the
