@@ -31,18 +31,6 @@ type Corpus struct {
 	rev int
 }
 
-// Variants lists the corpus's variants, orig first.
-func (co *Corpus) Variants() []string {
-	out := []string{Orig}
-	for v := range co.masks {
-		out = append(out, v)
-	}
-	if co.Name == "gostd" {
-		out = append(out, "stripped")
-	}
-	return out
-}
-
 // Materialize returns the directory holding a variant of the corpus,
 // building it under the cache on first use.
 func (c *Cache) Materialize(co *Corpus, variant string) (string, error) {
@@ -89,20 +77,7 @@ func (c *Cache) Materialize(co *Corpus, variant string) (string, error) {
 // rewrite applies f to the content of every regular file under root whose
 // path match accepts; f must keep the number of lines.
 func rewrite(root string, match func(rel string) bool, f func(rel, text string) string) error {
-	return filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-		if err != nil || !d.Type().IsRegular() {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		rel = filepath.ToSlash(rel)
-		if !match(rel) {
-			return nil
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		in := string(b)
+	return walkFiles(root, match, func(rel, in string) error {
 		out := f(rel, in)
 		if out == in {
 			return nil
@@ -110,8 +85,30 @@ func rewrite(root string, match func(rel string) bool, f func(rel, text string) 
 		if strings.Count(out, "\n") != strings.Count(in, "\n") {
 			return fmt.Errorf("mask changed the line count of %s", rel)
 		}
-		return os.WriteFile(p, []byte(out), 0o644)
+		return os.WriteFile(filepath.Join(root, filepath.FromSlash(rel)), []byte(out), 0o644)
 	})
+}
+
+// stripMask is the mask that applies strip to every file ending in ext.
+func stripMask(ext string, strip func(string) string) func(string) error {
+	return func(root string) error {
+		return rewrite(root, suffix(ext), func(_, text string) string { return strip(text) })
+	}
+}
+
+// deleteEverywhere removes every occurrence of each text from the files
+// under root ending in ext.
+func deleteEverywhere(root, ext string, texts []string) error {
+	var pairs []string
+	seen := map[string]bool{}
+	for _, t := range texts {
+		if t != "" && !seen[t] {
+			seen[t] = true
+			pairs = append(pairs, t, "")
+		}
+	}
+	r := strings.NewReplacer(pairs...)
+	return rewrite(root, suffix(ext), func(_, text string) string { return r.Replace(text) })
 }
 
 // suffix matches paths ending in one of exts.

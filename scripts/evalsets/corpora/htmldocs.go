@@ -110,16 +110,11 @@ func maskFAQ(root string) error {
 	if err != nil {
 		return err
 	}
-	var pairs []string
-	seen := map[string]bool{}
+	var texts []string
 	for _, q := range qs {
-		if !seen[q.inner] {
-			seen[q.inner] = true
-			pairs = append(pairs, q.inner, "")
-		}
+		texts = append(texts, q.inner)
 	}
-	r := strings.NewReplacer(pairs...)
-	return rewrite(root, suffix(".html"), func(_, text string) string { return r.Replace(text) })
+	return deleteEverywhere(root, ".html", texts)
 }
 
 // The PostgreSQL 15 documentation as HTML (Debian postgresql-doc-15).
@@ -179,14 +174,9 @@ func maskRefPurpose(root string) error {
 	if err != nil {
 		return err
 	}
-	var pairs []string
-	seen := map[string]bool{}
+	var texts []string
 	for _, p := range pages {
-		if !seen[p.purpose] {
-			seen[p.purpose] = true
-			pairs = append(pairs, " — "+p.purpose, "")
-		}
+		texts = append(texts, " — "+p.purpose)
 	}
-	r := strings.NewReplacer(pairs...)
-	return rewrite(root, suffix(".html"), func(_, text string) string { return r.Replace(text) })
+	return deleteEverywhere(root, ".html", texts)
 }

@@ -14,9 +14,7 @@ var lodash = &Corpus{
 	fetch: func(c *Cache, dst string) error {
 		return c.extractNpm(npmPkg{"lodash", "4.17.21", "6a087ac9e5702a0c9d60fbcd48696012646ec8df1491dea472b150e79fcaf804"}, dst)
 	},
-	masks: map[string]func(string) error{"stripped": func(root string) error {
-		return rewrite(root, suffix(".js"), func(_, text string) string { return stripJS(text) })
-	}},
+	masks: map[string]func(string) error{"stripped": stripMask(".js", stripJS)},
 }
 
 var jsDocSet = &Set{

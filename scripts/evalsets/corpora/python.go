@@ -19,9 +19,7 @@ var pyStdlib = &Corpus{
 			deb{"libpython3.11-minimal", "3.11.2-6+deb12u9", "69f41cfa3f4ba17284e538f843069d7529c53c207d2ae17a5b02785944870e33"},
 			deb{"libpython3.11-stdlib", "3.11.2-6+deb12u9", "10f13e000ee757f5f2d2d3569f9e30546214a0c850acd78695feae373bfa3e53"})
 	},
-	masks: map[string]func(string) error{"stripped": func(root string) error {
-		return rewrite(root, suffix(".py"), func(_, text string) string { return stripPython(text) })
-	}},
+	masks: map[string]func(string) error{"stripped": stripMask(".py", stripPython)},
 }
 
 var pyDocSet = &Set{

@@ -16,9 +16,7 @@ var rustCrates = &Corpus{
 	fetch: func(c *Cache, dst string) error {
 		return fromDebs(c, dst, "usr/share/cargo/registry", nil, rustDebs...)
 	},
-	masks: map[string]func(string) error{"stripped": func(root string) error {
-		return rewrite(root, suffix(".rs"), func(_, text string) string { return stripRust(text) })
-	}},
+	masks: map[string]func(string) error{"stripped": stripMask(".rs", stripRust)},
 }
 
 var rustDebs = []deb{
