@@ -42,7 +42,7 @@ func squeeze(s string) string {
 // style elements. A tag cut off by the end of the text is dropped.
 func stripTags(s string) string {
 	var b strings.Builder
-	lower := strings.ToLower(s)
+	lower := asciiLower(s) // same byte offsets as s
 	for i := 0; i < len(s); {
 		if s[i] != '<' {
 			j := strings.IndexByte(s[i:], '<')
@@ -80,6 +80,18 @@ func stripTags(s string) string {
 		b.WriteByte(' ')
 	}
 	return b.String()
+}
+
+// asciiLower lowers ASCII letters only, so offsets into the result are
+// offsets into s (strings.ToLower may change the length).
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }
 
 func isNameByte(c byte) bool {

@@ -16,6 +16,8 @@ func TestSnippetInside(t *testing.T) {
 		{"var x", "<style>p{}</style><script>var x = 1</script><p>body</p>", true, false},
 		{"half a tag", "half a tag <a href=\"x\"\n", true, true},
 		{"gone", "<!-- gone --><p>kept</p>", true, false},
+		// A letter whose lower case is longer (İ) before a script must not shift offsets.
+		{"İx after", "<p>İx</p><SCRIPT>var y</SCRIPT><p>after</p>", true, true},
 	}
 	for _, c := range cases {
 		if got := SnippetInside(c.snippet, c.content, c.html); got != c.want {
