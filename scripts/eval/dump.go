@@ -43,6 +43,10 @@ type dumpLine struct {
 	VectorHits  int         `json:"vector_candidates"`
 	TookMs      float64     `json:"took_ms"`
 	Hits        []dumpHit   `json:"hits"`
+	// With -explain (hybrid rows): every fused candidate and the judgements.
+	Candidates     []retrieve.Candidate `json:"candidates,omitempty"`
+	PhraseCoverage float64              `json:"phrase_coverage,omitempty"`
+	Qrels          map[string]int       `json:"qrels,omitempty"`
 }
 
 func newDumper(path string) (*dumper, error) {
@@ -53,9 +57,13 @@ func newDumper(path string) (*dumper, error) {
 	return &dumper{f: f, w: bufio.NewWriter(f)}, nil
 }
 
-func (d *dumper) write(sv setVariant, q eval.Query, half, mode string, res retrieve.Result, cite []bool, s eval.Scores) error {
+func (d *dumper) write(sv setVariant, q eval.Query, half, mode string, res retrieve.Result, cite []bool, s eval.Scores, qrels map[string]int) error {
 	l := dumpLine{Corpus: sv.set.Corpus, Set: sv.set.Name, Variant: sv.variant, QID: q.ID, Half: half, Mode: mode, Query: q.Text,
-		Scores: s, LexicalHits: res.LexicalHits, VectorHits: res.VectorHits, TookMs: float64(res.Took.Microseconds()) / 1000}
+		Scores: s, LexicalHits: res.LexicalHits, VectorHits: res.VectorHits, TookMs: float64(res.Took.Microseconds()) / 1000,
+		Candidates: res.Candidates, PhraseCoverage: res.PhraseCoverage}
+	if len(res.Candidates) > 0 {
+		l.Qrels = qrels
+	}
 	for i, h := range res.Hits {
 		dh := dumpHit{ChunkID: h.ChunkID, RelPath: h.RelPath, DocType: h.DocType, Span: h.Span, Score: h.Score}
 		if i < len(cite) {

@@ -128,7 +128,7 @@ func (ix *index) score(sv setVariant, qs []eval.Query, qrels eval.Qrels, mode st
 			continue
 		}
 		start := time.Now()
-		res, err := ix.eng.Search(ctx, retrieve.Request{Query: q.Text, K: k, Mode: mode})
+		res, err := ix.eng.Search(ctx, retrieve.Request{Query: q.Text, K: k, Mode: mode, Explain: *explain && dump != nil && mode == retrieve.ModeHybrid})
 		if err != nil {
 			return nil, fmt.Errorf("%s %q: %v", q.ID, q.Text, err)
 		}
@@ -177,7 +177,7 @@ func (ix *index) score(sv setVariant, qs []eval.Query, qrels eval.Qrels, mode st
 			fmt.Printf("MISS %s %s %s %q → %v\n", sv.label(), mode, q.ID, q.Text, top)
 		}
 		if dump != nil {
-			if err := dump.write(sv, q, half, mode, res, oks, s); err != nil {
+			if err := dump.write(sv, q, half, mode, res, oks, s, qrels[q.ID]); err != nil {
 				return nil, err
 			}
 		}
