@@ -16,7 +16,7 @@ func Corpora() []*Corpus {
 
 // Sets lists every eval set, in table order.
 func Sets() []*Set {
-	return []*Set{symbolSet, packageSet, newcomerSet, faqSet, headingSet, refSet, manSet,
+	return []*Set{symbolSet, packageSet, newcomerDocsSet, newcomerCodeSet, faqSet, headingSet, refSet, manSet,
 		pyDocSet, pyIdentSet, rustDocSet, rustIdentSet, jsDocSet}
 }
 
@@ -88,8 +88,14 @@ var fastify = &Corpus{
 	},
 }
 
-var newcomerSet = &Set{
-	Corpus: "fastify", Name: "newcomer", Variants: []string{Orig},
-	Query:    "a newcomer's question about fastify, hand-written from reading the package before any search",
-	Relevant: "the answering lines (docs or code), graded",
+var newcomerDocsSet = &Set{
+	Corpus: "fastify", Name: "newcomer-docs", Variants: []string{Orig},
+	Query:    "a newcomer's question about fastify answered in its markdown docs, hand-written from reading the package before any search",
+	Relevant: "the answering lines (a docs section: grade 2; code or another section: grade 1)",
+}
+
+var newcomerCodeSet = &Set{
+	Corpus: "fastify", Name: "newcomer-code", Variants: []string{Orig},
+	Query:    "a newcomer's question about fastify answered in its code, hand-written from reading the package before any search",
+	Relevant: "the answering lines (code: grade 2; a docs section or other code: grade 1)",
 }
