@@ -33,7 +33,8 @@ type Piece struct {
 	Ordinal int
 	// Context says where the piece sits in its document, for search and
 	// embedding (not part of Text or its span): for prose, the trail of
-	// headings above it ("Routes > Route options"); "" when unknown.
+	// headings above it ("Routes > Route options"); for code, the names it
+	// defines ("Reader Next readHeader"); "" when unknown.
 	Context string
 }
 

@@ -48,6 +48,9 @@ func Code(text string, opt CodeOptions) []Piece {
 			s = b
 		}
 	}
+	for i := range out {
+		out[i].Context = x.definedNames(out[i].Span.StartLine-1, out[i].Span.EndLine)
+	}
 	return out
 }
 

@@ -22,7 +22,7 @@ func TestCodeTinyFileIsOnePiece(t *testing.T) {
 	if len(got) != 1 {
 		t.Fatalf("got %d pieces, want 1", len(got))
 	}
-	want := Piece{Text: "package main\n\nfunc main() {}", Span: record.Lines(3, 5), Ordinal: 0}
+	want := Piece{Text: "package main\n\nfunc main() {}", Span: record.Lines(3, 5), Ordinal: 0, Context: "main"}
 	if got[0] != want {
 		t.Errorf("got %+v, want %+v", got[0], want)
 	}
