@@ -22,6 +22,7 @@ import (
 	"github.com/dir2mcp/dir2mcp/lib/scan"
 	"github.com/dir2mcp/dir2mcp/lib/state"
 	"github.com/dir2mcp/dir2mcp/lib/store"
+	"github.com/dir2mcp/dir2mcp/lib/version"
 	"github.com/dir2mcp/dir2mcp/lib/watch"
 	ucli "github.com/urfave/cli/v3"
 )
@@ -273,8 +274,5 @@ func watchSkip(e *env) func(string) bool {
 
 // versionString is used by `version` and the server.
 func versionString() string {
-	return fmt.Sprintf("dir2mcp %s (MCP %s, store schema %d)", Version, state.ProtocolVersion, store.SchemaVersion)
+	return fmt.Sprintf("dir2mcp %s (MCP %s, store schema %d)", version.Version, state.ProtocolVersion, store.SchemaVersion)
 }
-
-// Version is the dir2mcp release version.
-var Version = "0.4.0"

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
+	"github.com/dir2mcp/dir2mcp/lib/version"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -88,7 +89,7 @@ func (s *Server) Handler(o HTTPOptions) *HTTPHandler {
 	table = newSessionTable(mcpHandler, srv, o, s.logger())
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "name": "dir2mcp", "version": Version})
+		writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "name": "dir2mcp", "version": version.Version})
 	})
 	mux.Handle(o.Path, guard(o, table))
 	return &HTTPHandler{mux: mux, sessions: table}

@@ -22,12 +22,10 @@ import (
 	"github.com/dir2mcp/dir2mcp/lib/rootfs"
 	"github.com/dir2mcp/dir2mcp/lib/state"
 	"github.com/dir2mcp/dir2mcp/lib/store"
+	"github.com/dir2mcp/dir2mcp/lib/version"
 	"github.com/dir2mcp/dir2mcp/lib/x402"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
-
-// Version is reported as serverInfo.version.
-var Version = "0.4.0"
 
 // Server holds what the tools need. Build one per state directory and call
 // MCP to get the protocol server, Handler to serve it over HTTP, or
@@ -93,7 +91,7 @@ func (s *Server) build() {
 		pageSize = 500
 	}
 	s.srv = mcp.NewServer(&mcp.Implementation{
-		Name: "dir2mcp", Title: "dir2mcp: Directory RAG MCP Server", Version: Version,
+		Name: "dir2mcp", Title: "dir2mcp: Directory RAG MCP Server", Version: version.Version,
 	}, &mcp.ServerOptions{
 		Instructions:              instructions,
 		Logger:                    slog.New(minLevel{s.logger().Handler(), slog.LevelWarn}),
