@@ -13,9 +13,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/dir2mcp/dir2mcp/lib/chat"
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
 	"github.com/dir2mcp/dir2mcp/lib/lexical"
-	"github.com/dir2mcp/dir2mcp/lib/provider"
 	"github.com/dir2mcp/dir2mcp/lib/record"
 	"github.com/dir2mcp/dir2mcp/lib/retrieve"
 )
@@ -56,7 +56,7 @@ type Asker struct {
 	// MaxContextChars bounds the text an answer draws on (rag.max_context_chars).
 	MaxContextChars int
 	// Chat generates answers; nil means extractive answers.
-	Chat provider.Chatter
+	Chat chat.Chatter
 	// ChatModel is the model Chat is asked for.
 	ChatModel string
 	// SystemPrompt opens every generation (rag.system_prompt).

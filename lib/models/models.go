@@ -25,11 +25,11 @@ import (
 
 	"github.com/dir2mcp/dir2mcp/lib/annotation"
 	"github.com/dir2mcp/dir2mcp/lib/cache"
+	"github.com/dir2mcp/dir2mcp/lib/chat"
 	"github.com/dir2mcp/dir2mcp/lib/config"
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
 	"github.com/dir2mcp/dir2mcp/lib/ocr"
 	"github.com/dir2mcp/dir2mcp/lib/ocr/tesseract"
-	"github.com/dir2mcp/dir2mcp/lib/provider"
 	"github.com/dir2mcp/dir2mcp/lib/provider/elevenlabs"
 	"github.com/dir2mcp/dir2mcp/lib/provider/mistral"
 	"github.com/dir2mcp/dir2mcp/lib/provider/ollama"
@@ -56,7 +56,7 @@ type Set struct {
 	WhyNoSTT string
 
 	// Chat generates answers; ChatModel is the model it is asked for.
-	Chat         provider.Chatter
+	Chat         chat.Chatter
 	ChatProvider string
 	ChatModel    string
 	WhyNoChat    string
