@@ -14,12 +14,12 @@ import (
 	"time"
 
 	"github.com/dir2mcp/dir2mcp/lib/config"
-	"github.com/dir2mcp/dir2mcp/lib/embed/catalog"
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
 	"github.com/dir2mcp/dir2mcp/lib/events"
 	"github.com/dir2mcp/dir2mcp/lib/exclude"
 	"github.com/dir2mcp/dir2mcp/lib/indexer"
 	"github.com/dir2mcp/dir2mcp/lib/mcpserver"
+	"github.com/dir2mcp/dir2mcp/lib/models/embedders"
 	"github.com/dir2mcp/dir2mcp/lib/record"
 	"github.com/dir2mcp/dir2mcp/lib/retrieve"
 	"github.com/dir2mcp/dir2mcp/lib/state"
@@ -111,7 +111,7 @@ func startService(ctx context.Context, e *env, st *store.Store, status func(cont
 // open builds the retrieval engine and the MCP server.
 func (s *service) open(status func(context.Context) indexer.Status) error {
 	e, cfg := s.e, s.e.cfg
-	embs, err := catalog.Open(cfg)
+	embs, err := embedders.Open(cfg)
 	if err != nil {
 		return err
 	}

@@ -6,10 +6,10 @@ import (
 	"io"
 	"os"
 
-	"github.com/dir2mcp/dir2mcp/lib/embed/catalog"
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
 	"github.com/dir2mcp/dir2mcp/lib/events"
 	"github.com/dir2mcp/dir2mcp/lib/indexer"
+	"github.com/dir2mcp/dir2mcp/lib/models/embedders"
 	"github.com/dir2mcp/dir2mcp/lib/record"
 	"github.com/dir2mcp/dir2mcp/lib/state"
 	"github.com/dir2mcp/dir2mcp/lib/store"
@@ -207,7 +207,7 @@ func runEmbed(ctx context.Context, cmd *ucli.Command) error {
 		return err
 	}
 	defer st.Close()
-	embs, err := catalog.Open(e.cfg)
+	embs, err := embedders.Open(e.cfg)
 	if err != nil {
 		return err
 	}

@@ -13,11 +13,11 @@ import (
 
 	"github.com/dir2mcp/dir2mcp/lib/config"
 	"github.com/dir2mcp/dir2mcp/lib/embed"
-	"github.com/dir2mcp/dir2mcp/lib/embed/catalog"
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
 	"github.com/dir2mcp/dir2mcp/lib/events"
 	"github.com/dir2mcp/dir2mcp/lib/exclude"
 	"github.com/dir2mcp/dir2mcp/lib/indexer"
+	"github.com/dir2mcp/dir2mcp/lib/models/embedders"
 	"github.com/dir2mcp/dir2mcp/lib/record"
 	"github.com/dir2mcp/dir2mcp/lib/scan"
 	"github.com/dir2mcp/dir2mcp/lib/state"
@@ -149,7 +149,7 @@ func runUp(ctx context.Context, cmd *ucli.Command) error {
 	if err := svc.announce("incremental"); err != nil {
 		return err
 	}
-	embs, err := catalog.Open(e.cfg)
+	embs, err := embedders.Open(e.cfg)
 	if err != nil {
 		return err
 	}

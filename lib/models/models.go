@@ -1,5 +1,5 @@
 // Package models resolves a configuration to the model providers dir2mcp
-// uses beyond embeddings (lib/embed/catalog): OCR for PDFs and images,
+// uses beyond embeddings (lib/models/embedders): OCR for PDFs and images,
 // speech-to-text for audio, chat for answers and annotations, and
 // text-to-speech for ask_audio. Paid and slow results (OCR, transcripts,
 // annotations) are cached under the state directory, so indexing the same
