@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/dir2mcp/dir2mcp/lib/corpus"
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
 	"github.com/dir2mcp/dir2mcp/lib/exclude"
 	"github.com/dir2mcp/dir2mcp/lib/store"
@@ -51,7 +52,7 @@ func (s *Server) listFiles(ctx context.Context, raw json.RawMessage) (toolOut, e
 	}
 	// Files excluded for security are not even named to clients (SPEC §17).
 	f := store.DocFilter{PathPrefix: strings.TrimPrefix(prefix, "./"),
-		HideCodes: []string{string(errcode.PathExcluded), string(errcode.SecretExcluded)}}
+		HideCodes: corpus.HiddenCodes}
 	if glob != "" {
 		p, err := exclude.ParsePattern(glob)
 		if err != nil || p.Negate {

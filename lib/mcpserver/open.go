@@ -4,17 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/dir2mcp/dir2mcp/lib/archive"
-	"github.com/dir2mcp/dir2mcp/lib/config"
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
 	"github.com/dir2mcp/dir2mcp/lib/extract"
 	"github.com/dir2mcp/dir2mcp/lib/record"
 	"github.com/dir2mcp/dir2mcp/lib/retrieve"
-	"github.com/dir2mcp/dir2mcp/lib/rootfs"
 )
 
 // maxOpenBytes bounds how much of a file open_file reads.
@@ -61,11 +58,11 @@ func (s *Server) openFile(ctx context.Context, raw json.RawMessage) (toolOut, er
 	if err != nil {
 		return toolOut{}, err
 	}
-	t, err := s.target(ctx, rel)
+	t, err := s.access.Open(ctx, rel)
 	if err != nil {
 		return toolOut{}, err
 	}
-	rel = t.rel
+	rel = t.Rel
 	switch {
 	case hasPage:
 		return s.openPage(ctx, t, page, maxChars)
@@ -73,12 +70,12 @@ func (s *Server) openFile(ctx context.Context, raw json.RawMessage) (toolOut, er
 		return s.openTime(ctx, t, startMs, endMs, hasEndMs, maxChars)
 	}
 	var data []byte
-	if !t.known { // not indexed (yet): its bytes tell its type
-		if data, _, err = s.read(ctx, &t, maxOpenBytes); err != nil {
+	if !t.Known { // not indexed (yet): its bytes tell its type
+		if data, _, err = s.access.Read(ctx, &t, maxOpenBytes); err != nil {
 			return toolOut{}, err
 		}
 	}
-	docType := t.docType
+	docType := t.DocType
 	switch docType {
 	case record.DocPDF, record.DocImage:
 		if hasStart || hasEnd {
@@ -98,11 +95,11 @@ func (s *Server) openFile(ctx context.Context, raw json.RawMessage) (toolOut, er
 		return toolOut{}, errcode.New(errcode.DocTypeUnsupported, "%s is a binary file and has no text", rel)
 	}
 	if data == nil {
-		if data, _, err = s.read(ctx, &t, maxOpenBytes); err != nil {
+		if data, _, err = s.access.Read(ctx, &t, maxOpenBytes); err != nil {
 			return toolOut{}, err
 		}
 	}
-	if err := s.secretCheck(rel, data); err != nil {
+	if err := s.access.CheckSecret(rel, data); err != nil {
 		return toolOut{}, err
 	}
 	txt, err := extract.RawText(data, record.DocText) // keep source lines even for HTML: citations use them
@@ -167,28 +164,4 @@ func (s *Server) openFile(ctx context.Context, raw json.RawMessage) (toolOut, er
 		header += fmt.Sprintf(" — truncated at max_chars=%d; continue with start_line=%d", maxChars, last+1)
 	}
 	return toolOut{out: out, summary: header + "\n" + out.Content, files: []string{rel}}, nil
-}
-
-// checkAccess runs a client path through root confinement and the exclusion
-// engine (SPEC §15.4): outside the root → PATH_OUTSIDE_ROOT; the state dir or
-// an excluded path → FORBIDDEN. It returns the canonical rel_path.
-func (s *Server) checkAccess(rel string) (string, error) {
-	clean, err := rootfs.Clean(rel)
-	if err != nil {
-		return "", err
-	}
-	abs, err := s.Root.Resolve(clean)
-	if err != nil {
-		return "", err
-	}
-	if st := s.Dir.Path; abs == st || strings.HasPrefix(abs, st+string(filepath.Separator)) {
-		return "", errcode.FieldError(errcode.Forbidden, "rel_path", "%s is inside the dir2mcp state directory and is never served", clean)
-	}
-	if clean == config.DefaultFileName {
-		return "", errcode.FieldError(errcode.Forbidden, "rel_path", "%s is dir2mcp's config file, which may hold credentials, and is never served", clean)
-	}
-	if pat, ok := s.Exclude.PathExcluded(clean); ok {
-		return "", errcode.FieldError(errcode.Forbidden, "rel_path", "%s is excluded by security.path_excludes (%s)", clean, pat)
-	}
-	return clean, nil
 }

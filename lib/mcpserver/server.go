@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/dir2mcp/dir2mcp/lib/config"
+	"github.com/dir2mcp/dir2mcp/lib/corpus"
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
 	"github.com/dir2mcp/dir2mcp/lib/events"
 	"github.com/dir2mcp/dir2mcp/lib/exclude"
@@ -59,6 +60,7 @@ type Server struct {
 
 	once      sync.Once
 	srv       *mcp.Server
+	access    *corpus.Access
 	catalog   *catalog
 	expensive *limiter
 	log       *slog.Logger
@@ -106,9 +108,11 @@ func (s *Server) build() {
 		},
 	})
 	s.log = slog.New(fanout{s.logger().Handler(), newClientLog(s.srv)})
+	s.access = &corpus.Access{Root: s.Root, StateDir: s.Dir.Path, Exclude: s.Exclude, Store: s.Store}
 	if s.Config != nil {
 		rl := s.Config.Server.RateLimit
 		s.expensive = newLimiter(rl.ExpensiveRPS, rl.ExpensiveBurst)
+		s.access.Archives = indexer.ArchiveLimits(s.Config)
 	}
 	for _, t := range s.tools() {
 		s.srv.AddTool(t.tool, s.wrap(t))

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/dir2mcp/dir2mcp/lib/answer"
+	"github.com/dir2mcp/dir2mcp/lib/corpus"
 	"github.com/dir2mcp/dir2mcp/lib/record"
 	"github.com/dir2mcp/dir2mcp/lib/retrieve"
 )
@@ -47,28 +48,28 @@ func (s *Server) transcribeAndAsk(ctx context.Context, raw json.RawMessage) (too
 		return toolOut{}, err
 	}
 	out := transcribeAskResult{Result: res, TranscriptProvider: tr.Provider, TranscriptModel: tr.Model, Transcribed: transcribed}
-	return toolOut{out: out, summary: strings.TrimSpace(res.Answer), files: []string{t.rel}}, nil
+	return toolOut{out: out, summary: strings.TrimSpace(res.Answer), files: []string{t.Rel}}, nil
 }
 
 // transcriptHits returns up to k passages of t's transcript for question:
 // the search's best matches in the file first, then the transcript's other
 // chunks in time order (a fresh transcript is searchable by keywords at
 // once, by meaning only after it is embedded).
-func (s *Server) transcriptHits(ctx context.Context, t target, question string, k int) ([]retrieve.Hit, bool, error) {
-	res, err := s.Engine.Search(ctx, retrieve.Request{Query: question, K: retrieve.MaxK, PathPrefix: t.rel, Index: retrieve.IndexText})
+func (s *Server) transcriptHits(ctx context.Context, t corpus.Target, question string, k int) ([]retrieve.Hit, bool, error) {
+	res, err := s.Engine.Search(ctx, retrieve.Request{Query: question, K: retrieve.MaxK, PathPrefix: t.Rel, Index: retrieve.IndexText})
 	if err != nil {
 		return nil, false, err
 	}
 	var hits []retrieve.Hit
 	seen := map[int64]bool{}
 	for _, h := range res.Hits {
-		if h.RelPath == t.rel && h.RepType == record.RepTranscript && len(hits) < k {
+		if h.RelPath == t.Rel && h.RepType == record.RepTranscript && len(hits) < k {
 			hits = append(hits, h)
 			seen[h.ChunkID] = true
 		}
 	}
 	if len(hits) < k {
-		ids, err := s.Store.RepChunkIDs(ctx, t.doc.DocID, record.RepTranscript)
+		ids, err := s.Store.RepChunkIDs(ctx, t.Doc.DocID, record.RepTranscript)
 		if err != nil {
 			return nil, false, err
 		}
