@@ -69,7 +69,7 @@ bench: build
 	@echo "== PDF text-layer extraction (MB/s of PDF input)"
 	$(GO) test $(GOFLAGS) -run '^$$' -bench 'BenchmarkExtract' -benchtime 1s ./lib/pdf/ 2>&1 | grep -E '^Benchmark' || true
 	@echo "x402 gate on an ungated search (target: overhead-% and gate-% < 2):"
-	$(GO) test $(GOFLAGS) -run '^$$' -bench '^BenchmarkPaymentGateOverhead$$' -benchtime 5x ./lib/mcpserver 2>&1 | grep -E '^(Benchmark|FAIL)' || true
+	$(GO) test $(GOFLAGS) -run '^$$' -bench '^BenchmarkPaymentGateOverhead$$' -benchtime 5x ./lib/mcphttp 2>&1 | grep -E '^(Benchmark|FAIL)' || true
 	$(GO) run $(GOFLAGS) ./scripts/bench -bin $(BIN)
 
 # Retrieval quality on the gostd sets (indexes the Go standard library twice;

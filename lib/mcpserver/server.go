@@ -1,7 +1,7 @@
 // Package mcpserver exposes a dir2mcp index over MCP (SPEC §10–15) with the
-// official go-sdk: the dir2mcp.* tools, and an HTTP handler adding bearer
-// auth, an Origin allowlist and a health endpoint around the SDK's
-// Streamable HTTP transport.
+// official go-sdk: the dir2mcp.* tools, every indexed file as a resource,
+// prompts, completion, client logging, and the x402 MCP-native payment
+// flow. It serves stdio itself; lib/mcphttp serves it over Streamable HTTP.
 package mcpserver
 
 import (
@@ -19,17 +19,17 @@ import (
 	"github.com/dir2mcp/dir2mcp/lib/exclude"
 	"github.com/dir2mcp/dir2mcp/lib/indexer"
 	"github.com/dir2mcp/dir2mcp/lib/models"
+	"github.com/dir2mcp/dir2mcp/lib/ratelimit"
 	"github.com/dir2mcp/dir2mcp/lib/retrieve"
 	"github.com/dir2mcp/dir2mcp/lib/rootfs"
 	"github.com/dir2mcp/dir2mcp/lib/state"
 	"github.com/dir2mcp/dir2mcp/lib/store"
 	"github.com/dir2mcp/dir2mcp/lib/version"
-	"github.com/dir2mcp/dir2mcp/lib/x402"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Server holds what the tools need. Build one per state directory and call
-// MCP to get the protocol server, Handler to serve it over HTTP, or
+// MCP to get the protocol server (mcphttp.New serves it over HTTP), or
 // ServeStdio to serve it over stdin/stdout.
 type Server struct {
 	Engine  *retrieve.Engine
@@ -62,9 +62,8 @@ type Server struct {
 	srv       *mcp.Server
 	access    *corpus.Access
 	catalog   *catalog
-	expensive *limiter
+	expensive *ratelimit.Limiter
 	log       *slog.Logger
-	payments  *x402.Gate // set by EnablePayments
 }
 
 const instructions = `dir2mcp serves one directory as a searchable index.
@@ -111,7 +110,7 @@ func (s *Server) build() {
 	s.access = &corpus.Access{Root: s.Root, StateDir: s.Dir.Path, Exclude: s.Exclude, Store: s.Store}
 	if s.Config != nil {
 		rl := s.Config.Server.RateLimit
-		s.expensive = newLimiter(rl.ExpensiveRPS, rl.ExpensiveBurst)
+		s.expensive = ratelimit.New(rl.ExpensiveRPS, rl.ExpensiveBurst)
 		s.access.Archives = indexer.ArchiveLimits(s.Config)
 	}
 	for _, t := range s.tools() {
@@ -222,8 +221,8 @@ func (s *Server) wrap(t toolDef) mcp.ToolHandler {
 	name := t.tool.Name
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		if t.expensive {
-			if ok, wait := s.expensive.allow(sessionKey(req.Session)); !ok {
-				e := rateLimited(name, wait)
+			if ok, wait := s.expensive.Allow(sessionKey(req.Session)); !ok {
+				e := ratelimit.Exceeded(name, wait)
 				s.log.Warn("rate limited", "tool", name, "retry_after_ms", e.RetryAfterMs)
 				return errorResult(e), nil
 			}
