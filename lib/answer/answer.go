@@ -26,6 +26,9 @@ const (
 	ModeSearchOnly = "search_only"
 )
 
+// Modes lists the modes of ask, the default first.
+var Modes = []string{ModeAnswer, ModeSearchOnly}
+
 // Kinds of answer.
 const (
 	KindGenerated  = "generated"

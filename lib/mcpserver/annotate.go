@@ -28,23 +28,14 @@ type annotateResult struct {
 	Model            string          `json:"model"`
 }
 
-func (s *Server) annotate(ctx context.Context, raw json.RawMessage) (toolOut, error) {
-	a, err := parseArgs(raw, "rel_path", "schema_json", "index_flattened_text")
-	if err != nil {
-		return toolOut{}, err
-	}
-	rel, err := a.str("rel_path", true)
-	if err != nil {
-		return toolOut{}, err
-	}
-	schemaJSON, err := a.object("schema_json", true)
-	if err != nil {
-		return toolOut{}, err
-	}
-	index, err := a.boolean("index_flattened_text", true)
-	if err != nil {
-		return toolOut{}, err
-	}
+var annotateParams = []param{
+	str("rel_path", "document relative to the root: a PDF or image (Mistral document annotation) or any text, transcript or OCR'd file (chat model)").need(),
+	object("schema_json", `JSON Schema of the fields to extract, e.g. {"type": "object", "properties": {"total": {"type": "number"}}}`).need(),
+	boolean("index_flattened_text", "also index the result as key: value lines (annotation_text), so search finds it").withDefault(true),
+}
+
+func (s *Server) annotate(ctx context.Context, a *args) (toolOut, error) {
+	rel, schemaJSON, index := a.str("rel_path"), a.object("schema_json"), a.boolean("index_flattened_text")
 	t, err := s.access.Open(ctx, rel)
 	if err != nil {
 		return toolOut{}, err

@@ -2,7 +2,6 @@ package mcpserver
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -25,39 +24,24 @@ type openResult struct {
 	Truncated bool         `json:"truncated"`
 }
 
-func (s *Server) openFile(ctx context.Context, raw json.RawMessage) (toolOut, error) {
-	a, err := parseArgs(raw, "rel_path", "start_line", "end_line", "page", "start_ms", "end_ms", "max_chars")
-	if err != nil {
-		return toolOut{}, err
-	}
-	rel, err := a.str("rel_path", true)
-	if err != nil {
-		return toolOut{}, err
-	}
-	startLine, hasStart, err := a.integer("start_line", 0, 1, 1<<31-1)
-	if err != nil {
-		return toolOut{}, err
-	}
-	endLine, hasEnd, err := a.integer("end_line", 0, 1, 1<<31-1)
-	if err != nil {
-		return toolOut{}, err
-	}
-	page, hasPage, err := a.integer("page", 0, 1, 1<<31-1)
-	if err != nil {
-		return toolOut{}, err
-	}
-	startMs, hasStartMs, err := a.integer("start_ms", 0, 0, 1<<62)
-	if err != nil {
-		return toolOut{}, err
-	}
-	endMs, hasEndMs, err := a.integer("end_ms", 0, 0, 1<<62)
-	if err != nil {
-		return toolOut{}, err
-	}
-	maxChars, _, err := a.integer("max_chars", 20000, 200, 50000)
-	if err != nil {
-		return toolOut{}, err
-	}
+var openFileParams = []param{
+	str("rel_path", "file path relative to the root, as in search hits").need(),
+	atLeast("start_line", "first line to return (1-based)", 1, maxLine),
+	atLeast("end_line", "last line to return (inclusive)", 1, maxLine),
+	atLeast("page", "PDF page to return (OCR text)", 1, maxLine),
+	atLeast("start_ms", "transcript start time in milliseconds", 0, maxMs),
+	atLeast("end_ms", "transcript end time in milliseconds", 0, maxMs),
+	integer("max_chars", "cap on returned characters", 200, 50000).withDefault(20000),
+}
+
+func (s *Server) openFile(ctx context.Context, a *args) (toolOut, error) {
+	rel := a.str("rel_path")
+	startLine, hasStart := a.integer("start_line"), a.has("start_line")
+	endLine, hasEnd := a.integer("end_line"), a.has("end_line")
+	page, hasPage := a.integer("page"), a.has("page")
+	startMs, hasStartMs := a.integer("start_ms"), a.has("start_ms")
+	endMs, hasEndMs := a.integer("end_ms"), a.has("end_ms")
+	maxChars := a.integer("max_chars")
 	t, err := s.access.Open(ctx, rel)
 	if err != nil {
 		return toolOut{}, err

@@ -30,25 +30,16 @@ type transcribeResult struct {
 	Segments    []segmentOut `json:"segments,omitempty"`
 }
 
-func (s *Server) transcribe(ctx context.Context, raw json.RawMessage) (toolOut, error) {
-	a, err := parseArgs(raw, "rel_path", "language", "timestamps", "retranscribe")
-	if err != nil {
-		return toolOut{}, err
-	}
-	var o transcribeOptions
-	rel, err := a.str("rel_path", true)
-	if err != nil {
-		return toolOut{}, err
-	}
-	if o.language, err = a.str("language", false); err != nil {
-		return toolOut{}, err
-	}
-	if o.timestamps, err = a.boolean("timestamps", true); err != nil {
-		return toolOut{}, err
-	}
-	if o.fresh, err = a.boolean("retranscribe", false); err != nil {
-		return toolOut{}, err
-	}
+var transcribeParams = []param{
+	str("rel_path", "audio file (or archive member) relative to the root").need(),
+	str("language", "ISO 639-1 language hint, e.g. en (Mistral ignores it when timestamps are requested)"),
+	boolean("timestamps", "return and index timed segments").withDefault(true),
+	boolean("retranscribe", "transcribe again even if a transcript is stored or cached").withDefault(false),
+}
+
+func (s *Server) transcribe(ctx context.Context, a *args) (toolOut, error) {
+	rel := a.str("rel_path")
+	o := transcribeOptions{language: a.str("language"), timestamps: a.boolean("timestamps"), fresh: a.boolean("retranscribe")}
 	tr, t, transcribed, err := s.ensureTranscript(ctx, rel, o)
 	if err != nil {
 		return toolOut{}, err

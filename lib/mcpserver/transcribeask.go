@@ -2,7 +2,6 @@ package mcpserver
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 
 	"github.com/dir2mcp/dir2mcp/lib/answer"
@@ -18,22 +17,17 @@ type transcribeAskResult struct {
 	Transcribed        bool   `json:"transcribed"`
 }
 
-func (s *Server) transcribeAndAsk(ctx context.Context, raw json.RawMessage) (toolOut, error) {
-	a, err := parseArgs(raw, "rel_path", "question", "k")
-	if err != nil {
-		return toolOut{}, err
-	}
-	rel, err := a.str("rel_path", true)
-	if err != nil {
-		return toolOut{}, err
-	}
-	question, err := a.str("question", true)
-	if err != nil {
-		return toolOut{}, err
-	}
-	k, _, err := a.integer("k", min(max(s.Config.RAG.KDefault, 1), retrieve.MaxK), 1, retrieve.MaxK)
-	if err != nil {
-		return toolOut{}, err
+var transcribeAskParams = []param{
+	str("rel_path", "audio file (or archive member) relative to the root").need(),
+	str("question", "the question to answer from the recording").need(),
+	kParam("number of transcript passages to draw on"),
+}
+
+func (s *Server) transcribeAndAsk(ctx context.Context, a *args) (toolOut, error) {
+	rel, question := a.str("rel_path"), a.str("question")
+	k := min(max(s.Config.RAG.KDefault, 1), retrieve.MaxK)
+	if a.has("k") {
+		k = a.integer("k")
 	}
 	tr, t, transcribed, err := s.ensureTranscript(ctx, rel, transcribeOptions{timestamps: true})
 	if err != nil {
