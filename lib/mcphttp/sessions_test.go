@@ -41,7 +41,7 @@ func newTestHandler(t *testing.T, o Options) (*Handler, *fakeClock, *bytes.Buffe
 	return h, clk, &logs
 }
 
-func rpc(t *testing.T, h http.Handler, session, body string) *httptest.ResponseRecorder {
+func rpc(t testing.TB, h http.Handler, session, body string) *httptest.ResponseRecorder {
 	t.Helper()
 	r := httptest.NewRequest("POST", "/mcp", strings.NewReader(body))
 	r.Host = "127.0.0.1:8080"
@@ -58,7 +58,7 @@ func rpc(t *testing.T, h http.Handler, session, body string) *httptest.ResponseR
 
 const initBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
 
-func initSession(t *testing.T, h http.Handler) string {
+func initSession(t testing.TB, h http.Handler) string {
 	t.Helper()
 	w := rpc(t, h, "", initBody)
 	id := w.Header().Get("Mcp-Session-Id")
@@ -195,13 +195,7 @@ func BenchmarkSessionInitAbandon(b *testing.B) {
 	h := New((&mcpserver.Server{}).MCP(), Options{MaxSessions: 256})
 	defer h.Close()
 	cycle := func() {
-		r := httptest.NewRequest("POST", "/mcp", strings.NewReader(initBody))
-		r.Host = "127.0.0.1"
-		r.Header.Set("Content-Type", "application/json")
-		r.Header.Set("Accept", "application/json, text/event-stream")
-		w := httptest.NewRecorder()
-		h.ServeHTTP(w, r)
-		if w.Code != 200 {
+		if w := rpc(b, h, "", initBody); w.Code != 200 {
 			b.Fatalf("initialize: %d", w.Code)
 		}
 	}

@@ -27,7 +27,7 @@ func BenchmarkPaymentGateOverhead(b *testing.B) {
 	handlers := [2]*Handler{handler(b, servers(), nil), handler(b, paid.s, g)}
 	var sessions [2]string
 	for i, hh := range handlers {
-		sessions[i] = benchInit(b, hh)
+		sessions[i] = initSession(b, hh)
 	}
 	queries := []string{"how are cookies parsed", "ServeMux pattern matching", "TLS handshake timeout", "chunked transfer encoding", "redirect policy of the client"}
 	search := func(i, q int) time.Duration {
@@ -91,27 +91,6 @@ func BenchmarkPaymentGateOverhead(b *testing.B) {
 	b.ReportMetric((paidNs-freeNs)/freeNs*100, "overhead-%")
 	b.ReportMetric(peekNs/1e3, "gate-µs/req")
 	b.ReportMetric(peekNs/freeNs*100, "gate-%")
-}
-
-func benchInit(b *testing.B, h http.Handler) string {
-	r := httptest.NewRequest("POST", "/mcp", strings.NewReader(initBody))
-	r.Host = "127.0.0.1:8080"
-	r.Header.Set("Content-Type", "application/json")
-	r.Header.Set("Accept", "application/json, text/event-stream")
-	w := httptest.NewRecorder()
-	h.ServeHTTP(w, r)
-	id := w.Header().Get("Mcp-Session-Id")
-	if id == "" {
-		b.Fatalf("initialize: %d %s", w.Code, w.Body)
-	}
-	r = httptest.NewRequest("POST", "/mcp", strings.NewReader(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
-	r.Host = "127.0.0.1:8080"
-	r.Header.Set("Content-Type", "application/json")
-	r.Header.Set("Accept", "application/json, text/event-stream")
-	r.Header.Set("Mcp-Session-Id", id)
-	r.Header.Set("MCP-Protocol-Version", "2025-11-25")
-	h.ServeHTTP(httptest.NewRecorder(), r)
-	return id
 }
 
 // median returns the median of ds in nanoseconds.
