@@ -157,3 +157,26 @@ func TestListableAndSecrets(t *testing.T) {
 		t.Errorf("plain text: %v", err)
 	}
 }
+
+func TestScopeNarrowsOpen(t *testing.T) {
+	a := newAccess(t, map[string]string{"docs/a.md": "# A\n", "src/b.go": "package b\n"}, nil)
+	ctx := WithScope(context.Background(), &Scope{Label: "docs-only", PathPrefixes: []string{"docs/"}})
+	if _, err := a.Open(ctx, "docs/a.md"); err != nil {
+		t.Fatalf("in scope: %v", err)
+	}
+	if _, err := a.Open(ctx, "src/b.go"); errcode.Of(err) != errcode.OutOfScope {
+		t.Fatalf("out of scope: got %v, want OUT_OF_SCOPE", err)
+	}
+	if _, err := a.Open(context.Background(), "src/b.go"); err != nil {
+		t.Fatalf("no scope: %v", err)
+	}
+	s := &Scope{PathPrefixes: []string{"docs", "README.md"}, Tools: []string{"dir2mcp.search"}}
+	for rel, want := range map[string]bool{"docs/x": true, "docs": true, "docsx/y": false, "README.md": true, "README.md.bak": false, "docs/a.zip!/m.txt": true, "src/a.zip!/docs/m": false} {
+		if got := s.AllowsPath(rel); got != want {
+			t.Errorf("AllowsPath(%q) = %v, want %v", rel, got, want)
+		}
+	}
+	if !s.AllowsTool("dir2mcp.search") || s.AllowsTool("dir2mcp.open_file") || !(*Scope)(nil).AllowsTool("x") {
+		t.Error("AllowsTool")
+	}
+}

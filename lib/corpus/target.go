@@ -31,7 +31,8 @@ type Target struct {
 // path excludes; for a member, its archive's path and its own) and looks
 // the document up in the index. A document the index excluded for what its
 // derived content revealed (a secret in a PDF's text, an image's OCR or an
-// archive member), and an archive holding such a member, is FORBIDDEN.
+// archive member), and an archive holding such a member, is FORBIDDEN. A
+// path outside the scope ctx carries (see Scope) is OUT_OF_SCOPE.
 func (a *Access) Open(ctx context.Context, rel string) (Target, error) {
 	t := Target{}
 	if ar, m, ok := archive.Split(rel); ok {
@@ -56,6 +57,9 @@ func (a *Access) Open(ctx context.Context, rel string) (Target, error) {
 			return t, err
 		}
 		t.Rel = clean
+	}
+	if err := checkScope(ctx, t.Rel); err != nil {
+		return t, err
 	}
 	d, ok, err := a.Store.Document(ctx, t.Rel)
 	if err != nil {

@@ -20,6 +20,9 @@ const (
 	BindFailed       Code = "BIND_FAILED"
 	TLSConfigInvalid Code = "TLS_CONFIG_INVALID"
 	RateLimited      Code = "RATE_LIMITED"
+	// OutOfScope: the credential's scope (tools, path prefixes) does not
+	// cover the call (extension).
+	OutOfScope Code = "OUT_OF_SCOPE"
 )
 
 // Input validation (§14.2).
