@@ -27,6 +27,7 @@ type dumpHit struct {
 	DocType string      `json:"doc_type"`
 	Span    record.Span `json:"span"`
 	Score   float64     `json:"score"`
+	Snippet string      `json:"snippet"`
 	CiteOK  *bool       `json:"cite_ok,omitempty"` // checked for the first 10 hits
 }
 
@@ -57,7 +58,7 @@ func (d *dumper) write(sv setVariant, q eval.Query, half, mode string, res retri
 	l := dumpLine{Corpus: sv.set.Corpus, Set: sv.set.Name, Variant: sv.variant, QID: q.ID, Half: half, Mode: mode, Query: q.Text,
 		Scores: s, LexicalHits: res.LexicalHits, VectorHits: res.VectorHits, TookMs: float64(res.Took.Microseconds()) / 1000}
 	for i, h := range res.Hits {
-		dh := dumpHit{ChunkID: h.ChunkID, RelPath: h.RelPath, DocType: h.DocType, Span: h.Span, Score: h.Score}
+		dh := dumpHit{ChunkID: h.ChunkID, RelPath: h.RelPath, DocType: h.DocType, Span: h.Span, Score: h.Score, Snippet: h.Snippet}
 		if i < len(cite) {
 			ok := cite[i]
 			dh.CiteOK = &ok
