@@ -16,7 +16,7 @@ func Corpora() []*Corpus {
 
 // Sets lists every eval set, in table order.
 func Sets() []*Set {
-	return []*Set{symbolSet, packageSet, newcomerSet, faqSet, headingSet, refSet, manSet,
+	return []*Set{symbolSet, packageSet, newcomerDocsSet, newcomerCodeSet, faqSet, headingSet, refSet, manSet,
 		pyDocSet, pyIdentSet, rustDocSet, rustIdentSet, jsDocSet}
 }
 
@@ -88,8 +88,17 @@ var fastify = &Corpus{
 	},
 }
 
-var newcomerSet = &Set{
-	Corpus: "fastify", Name: "newcomer", Variants: []string{Orig},
-	Query:    "a newcomer's question about fastify, hand-written from reading the package before any search",
-	Relevant: "the answering lines (docs or code), graded",
-}
+// The hand-written newcomer sets (testdata/eval/fastify/README.md; made by
+// reading the package before any search, not by scripts/evalsets).
+var (
+	newcomerDocsSet = &Set{
+		Corpus: "fastify", Name: "newcomer-docs", Variants: []string{Orig},
+		Query:    "a newcomer's question answered in the markdown docs, hand-written from reading the package first",
+		Relevant: "the answering lines, graded (2 best span, 1 also answers)",
+	}
+	newcomerCodeSet = &Set{
+		Corpus: "fastify", Name: "newcomer-code", Variants: []string{Orig},
+		Query:    "a newcomer's question answered in the code (lib/*.js, fastify.js, types/*.d.ts), hand-written",
+		Relevant: "the answering lines, graded (2 best span, 1 also answers)",
+	}
+)
