@@ -23,7 +23,7 @@ var pyStdlib = &Corpus{
 }
 
 var pyDocSet = &Set{
-	Corpus: "pystdlib", Name: "docstring", Variants: []string{Orig, "stripped"}, prefix: "pyd", max: 200,
+	Corpus: "pystdlib", Name: "docstring", Variants: []string{Orig, "stripped"}, prefix: "pyd", max: 400,
 	Query:    "the first sentence of a public function's, method's or class's docstring, its name masked",
 	Relevant: "the definition's lines (def line to the body's end; a class: up to its first method)",
 	gen: func(root string) ([]Item, error) {
@@ -40,7 +40,7 @@ var pyDocSet = &Set{
 }
 
 var pyIdentSet = &Set{
-	Corpus: "pystdlib", Name: "ident", Variants: []string{Orig}, prefix: "pyi", max: 200,
+	Corpus: "pystdlib", Name: "ident", Variants: []string{Orig}, prefix: "pyi", max: 400,
 	Query:    "the bare name of a public module-level class or function, e.g. SequenceMatcher",
 	Relevant: "every definition of that name (at most 3; names defined more often are skipped)",
 	gen: func(root string) ([]Item, error) {
