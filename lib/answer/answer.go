@@ -13,9 +13,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/dir2mcp/dir2mcp/lib/chat"
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
 	"github.com/dir2mcp/dir2mcp/lib/lexical"
-	"github.com/dir2mcp/dir2mcp/lib/provider"
 	"github.com/dir2mcp/dir2mcp/lib/record"
 	"github.com/dir2mcp/dir2mcp/lib/retrieve"
 )
@@ -25,6 +25,9 @@ const (
 	ModeAnswer     = "answer"
 	ModeSearchOnly = "search_only"
 )
+
+// Modes lists the modes of ask, the default first.
+var Modes = []string{ModeAnswer, ModeSearchOnly}
 
 // Kinds of answer.
 const (
@@ -56,7 +59,7 @@ type Asker struct {
 	// MaxContextChars bounds the text an answer draws on (rag.max_context_chars).
 	MaxContextChars int
 	// Chat generates answers; nil means extractive answers.
-	Chat provider.Chatter
+	Chat chat.Chatter
 	// ChatModel is the model Chat is asked for.
 	ChatModel string
 	// SystemPrompt opens every generation (rag.system_prompt).

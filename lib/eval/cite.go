@@ -2,6 +2,7 @@ package eval
 
 import (
 	"html"
+	"regexp"
 	"strings"
 	"unicode"
 )
@@ -96,4 +97,41 @@ func asciiLower(s string) string {
 
 func isNameByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-'
+}
+
+var (
+	mdLinePrefix = regexp.MustCompile(`^\s*(?:#{1,6} |(?:> )+|>$|[-*+] |[0-9]+\. )`)
+	mdFenceOrHR  = regexp.MustCompile("^\\s*(?:```.*|---)\\s*$")
+	mdLink       = regexp.MustCompile(`\[([^\]]*)\]\((?:[^)]*\)|[^)]*$)`)
+)
+
+// UnmarkHTMLSnippet removes from the snippet of an HTML hit the markdown
+// dir2mcp's HTML extractor writes around the page's text (lib/extract:
+// "#" heading marks, list and blockquote markers, code fences, rules,
+// " | " between table cells, "[text](url)" links; fenced code is left
+// as is), leaving the text the
+// page shows, which SnippetInside can find in the HTML source. Without it
+// an HTML snippet whose citation is exact would still fail on "### ".
+func UnmarkHTMLSnippet(s string) string {
+	lines := strings.Split(s, "\n")
+	out := lines[:0]
+	inFence := false
+	for _, l := range lines {
+		if mdFenceOrHR.MatchString(l) {
+			inFence = inFence != strings.HasPrefix(strings.TrimSpace(l), "```")
+			continue
+		}
+		for !inFence {
+			m := mdLinePrefix.FindString(l)
+			if m == "" {
+				break
+			}
+			l = l[len(m):]
+		}
+		if !inFence {
+			l = strings.ReplaceAll(mdLink.ReplaceAllString(l, "$1"), " | ", " ")
+		}
+		out = append(out, l)
+	}
+	return strings.Join(out, "\n")
 }

@@ -25,3 +25,27 @@ func TestSnippetInside(t *testing.T) {
 		}
 	}
 }
+
+func TestUnmarkHTMLSnippet(t *testing.T) {
+	src := `<h3><a class="toc-backref" href="#id17">What is it?</a><a class="headerlink" href="#x">¶</a></h3>
+<ul><li><p>first <a href="https://a.example/x">link</a></p></li>
+<li><p>second</p></li></ul>
+<blockquote><p>quoted</p></blockquote><table><tr><td>a</td><td>b</td></tr></table><pre>code</pre>`
+	snippet := "### What is it?¶\n\n- first [link](https://a.example/x)\n\n  - second\n\n> quoted\n\na | b\n\n```\ncode\n```"
+	if SnippetInside(snippet, src, true) {
+		t.Error("the literal rule must not see through the extractor's markdown")
+	}
+	if !SnippetInside(UnmarkHTMLSnippet(snippet), src, true) {
+		t.Errorf("unmarked %q not found", UnmarkHTMLSnippet(snippet))
+	}
+	if got := UnmarkHTMLSnippet("```\n>>> x = [1](2)\n```\n> q"); got != ">>> x = [1](2)\nq" {
+		t.Errorf("fenced code must stay: %q", got)
+	}
+	if got := UnmarkHTMLSnippet("see [the docs](https://a.example/lo…"); got != "see the docs" {
+		t.Errorf("clipped link: %q", got)
+	}
+	// Unmarking does not make wrong text right.
+	if SnippetInside(UnmarkHTMLSnippet("### Other heading"), src, true) {
+		t.Error("wrong snippet accepted")
+	}
+}

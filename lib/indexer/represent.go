@@ -147,10 +147,16 @@ func orNone(n int) int {
 }
 
 func repHash(docType string, ch config.ChunkingConfig, text string) string {
+	return contentHash(fmt.Sprintf("%s\x00%s\x00%d/%d/%d/%d/%d\x00", extractorVersion, docType,
+		ch.MaxChars, ch.OverlapChars, ch.MinChars, ch.Code.MaxLines, ch.Code.OverlapLines), text)
+}
+
+// contentHash is a representation's hash: "sha256:" and the hex SHA-256 of
+// prefix (what else decides the chunks) followed by the content.
+func contentHash(prefix, content string) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%s\x00%d/%d/%d/%d/%d\x00", extractorVersion, docType,
-		ch.MaxChars, ch.OverlapChars, ch.MinChars, ch.Code.MaxLines, ch.Code.OverlapLines)
-	io.WriteString(h, text)
+	io.WriteString(h, prefix)
+	io.WriteString(h, content)
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }
 

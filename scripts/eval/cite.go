@@ -54,9 +54,11 @@ func newCiter(ctx context.Context, eng *retrieve.Engine, st *store.Store, dir st
 
 func (c *citer) close() { c.session.Close() }
 
-// check opens h's span and reports whether h's snippet is inside it. A span
-// the tool rejects is a wrong citation; a failing transport is an error.
-func (c *citer) check(ctx context.Context, h retrieve.Hit) (bool, error) {
+// check opens h's span and reports whether h's snippet is inside it: ok
+// after removing the markdown the HTML extractor adds to an HTML snippet
+// (eval.UnmarkHTMLSnippet), literal by the plain rule. A span the tool
+// rejects is a wrong citation; a failing transport is an error.
+func (c *citer) check(ctx context.Context, h retrieve.Hit) (ok, literal bool, err error) {
 	args := map[string]any{"rel_path": h.RelPath, "max_chars": 50000}
 	switch h.Span.Kind {
 	case record.SpanLines:
@@ -67,11 +69,11 @@ func (c *citer) check(ctx context.Context, h retrieve.Hit) (bool, error) {
 		args["start_ms"], args["end_ms"] = h.Span.StartMs, h.Span.EndMs
 	}
 	key := fmt.Sprint(args)
-	a, ok := c.seen[key]
-	if !ok {
+	a, seen := c.seen[key]
+	if !seen {
 		res, err := c.session.CallTool(ctx, &mcp.CallToolParams{Name: "dir2mcp.open_file", Arguments: args})
 		if err != nil {
-			return false, fmt.Errorf("open_file %v: %w", args, err)
+			return false, false, fmt.Errorf("open_file %v: %w", args, err)
 		}
 		if !res.IsError {
 			var out struct {
@@ -79,11 +81,19 @@ func (c *citer) check(ctx context.Context, h retrieve.Hit) (bool, error) {
 			}
 			b, _ := json.Marshal(res.StructuredContent)
 			if err := json.Unmarshal(b, &out); err != nil {
-				return false, fmt.Errorf("open_file %v: %w", args, err)
+				return false, false, fmt.Errorf("open_file %v: %w", args, err)
 			}
 			a = openAnswer{content: out.Content, ok: true}
 		}
 		c.seen[key] = a
 	}
-	return a.ok && eval.SnippetInside(h.Snippet, a.content, h.DocType == record.DocHTML), nil
+	if !a.ok {
+		return false, false, nil
+	}
+	isHTML := h.DocType == record.DocHTML
+	literal = eval.SnippetInside(h.Snippet, a.content, isHTML)
+	if isHTML && !literal {
+		return eval.SnippetInside(eval.UnmarkHTMLSnippet(h.Snippet), a.content, true), false, nil
+	}
+	return literal, literal, nil
 }

@@ -27,6 +27,7 @@ type dumpHit struct {
 	DocType string      `json:"doc_type"`
 	Span    record.Span `json:"span"`
 	Score   float64     `json:"score"`
+	Snippet string      `json:"snippet"`
 	CiteOK  *bool       `json:"cite_ok,omitempty"` // checked for the first 10 hits
 }
 
@@ -65,7 +66,7 @@ func (d *dumper) write(sv setVariant, q eval.Query, half, mode string, res retri
 		l.Qrels = qrels
 	}
 	for i, h := range res.Hits {
-		dh := dumpHit{ChunkID: h.ChunkID, RelPath: h.RelPath, DocType: h.DocType, Span: h.Span, Score: h.Score}
+		dh := dumpHit{ChunkID: h.ChunkID, RelPath: h.RelPath, DocType: h.DocType, Span: h.Span, Score: h.Score, Snippet: h.Snippet}
 		if i < len(cite) {
 			ok := cite[i]
 			dh.CiteOK = &ok

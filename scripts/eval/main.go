@@ -20,8 +20,8 @@ import (
 	"time"
 
 	"github.com/dir2mcp/dir2mcp/lib/config"
-	"github.com/dir2mcp/dir2mcp/lib/embed/catalog"
 	"github.com/dir2mcp/dir2mcp/lib/eval"
+	"github.com/dir2mcp/dir2mcp/lib/models/embedders"
 	"github.com/dir2mcp/dir2mcp/scripts/evalsets/corpora"
 )
 
@@ -73,7 +73,7 @@ func run() error {
 		return err
 	}
 	cfg.Ingest.Watch = false
-	embs, err := catalog.Open(cfg)
+	embs, err := embedders.Open(cfg)
 	if err != nil {
 		return err
 	}

@@ -22,7 +22,7 @@ var pyDocs = &Corpus{
 }
 
 var faqSet = &Set{
-	Corpus: "pydocs", Name: "faq", Variants: []string{Orig, "noquestions"}, prefix: "faq", max: 200,
+	Corpus: "pydocs", Name: "faq", Variants: []string{Orig, "noquestions"}, prefix: "faq", max: 400,
 	Query:    "a question heading of the Python FAQ (faq/*.html), e.g. \"How do I share global variables across modules?\"",
 	Relevant: "the HTML source lines of its answer section (heading line to the section's end)",
 	gen:      faqItems,
@@ -130,7 +130,7 @@ var pgDocs = &Corpus{
 }
 
 var refSet = &Set{
-	Corpus: "pgdocs", Name: "refpurpose", Variants: []string{Orig, "nopurpose"}, prefix: "pgr", max: 200,
+	Corpus: "pgdocs", Name: "refpurpose", Variants: []string{Orig, "nopurpose"}, prefix: "pgr", max: 400,
 	Query:    "the one-line purpose of a reference page (SQL commands, client and server applications), e.g. \"change the definition of a table\"",
 	Relevant: "the reference page (whole file)",
 	gen:      refItems,

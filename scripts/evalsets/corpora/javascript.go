@@ -18,7 +18,7 @@ var lodash = &Corpus{
 }
 
 var jsDocSet = &Set{
-	Corpus: "lodash", Name: "jsdoc", Variants: []string{Orig, "stripped"}, prefix: "jsd", max: 200,
+	Corpus: "lodash", Name: "jsdoc", Variants: []string{Orig, "stripped"}, prefix: "jsd", max: 400,
 	Query:    "the first sentence of a JSDoc comment (markdown removed), the declared name masked",
 	Relevant: "every declaration of that name carrying the sentence (module file and lodash.js), declaration line to its closing line",
 	gen: func(root string) ([]Item, error) {

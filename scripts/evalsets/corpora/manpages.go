@@ -53,7 +53,7 @@ var manPages = &Corpus{
 }
 
 var manSet = &Set{
-	Corpus: "manpages", Name: "summary", Variants: []string{Orig, "nosummary"}, prefix: "man", max: 200,
+	Corpus: "manpages", Name: "summary", Variants: []string{Orig, "nosummary"}, prefix: "man", max: 400,
 	Query:    "the NAME-line summary of a man page, e.g. \"convert a string to a long integer\"",
 	Relevant: "the page (whole file)",
 	gen:      manItems,

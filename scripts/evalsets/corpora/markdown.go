@@ -26,7 +26,7 @@ var traefik = &Corpus{
 }
 
 var headingSet = &Set{
-	Corpus: "traefik", Name: "heading", Variants: []string{Orig, "noheadings"}, prefix: "mdh", max: 200,
+	Corpus: "traefik", Name: "heading", Variants: []string{Orig, "noheadings"}, prefix: "mdh", max: 400,
 	Query:    "a markdown section heading of the docs (at least 3 words, no code), e.g. \"Add a new plugin to a Traefik instance\"",
 	Relevant: "the section's own lines (heading to the last text line before the next heading)",
 	gen:      headingItems,

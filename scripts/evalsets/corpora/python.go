@@ -23,7 +23,7 @@ var pyStdlib = &Corpus{
 }
 
 var pyDocSet = &Set{
-	Corpus: "pystdlib", Name: "docstring", Variants: []string{Orig, "stripped"}, prefix: "pyd", max: 200,
+	Corpus: "pystdlib", Name: "docstring", Variants: []string{Orig, "stripped"}, prefix: "pyd", max: 400,
 	Query:    "the first sentence of a public function's, method's or class's docstring, its name masked",
 	Relevant: "the definition's lines (def line to the body's end; a class: up to its first method)",
 	gen: func(root string) ([]Item, error) {
@@ -40,7 +40,7 @@ var pyDocSet = &Set{
 }
 
 var pyIdentSet = &Set{
-	Corpus: "pystdlib", Name: "ident", Variants: []string{Orig}, prefix: "pyi", max: 200,
+	Corpus: "pystdlib", Name: "ident", Variants: []string{Orig}, prefix: "pyi", max: 400,
 	Query:    "the bare name of a public module-level class or function, e.g. SequenceMatcher",
 	Relevant: "every definition of that name (at most 3; names defined more often are skipped)",
 	gen: func(root string) ([]Item, error) {
@@ -85,9 +85,19 @@ func (d pyDef) qual() string {
 type pyLogical struct {
 	start, end int    // 1-based physical lines
 	indent     int    // columns of the first line
-	text       string // the code with string literals kept
+	text       string // the start of the code (string literals kept), at most textMax bytes
 	onlyString bool   // the line is a single string literal (a docstring candidate)
 	strText    string // that literal's raw content
+}
+
+// textMax bounds pyLogical.text: enough to recognise a def, class or
+// decorator, and linear time on huge literals.
+const textMax = 256
+
+func (l *pyLogical) add(s string) {
+	if n := textMax - len(l.text); n > 0 {
+		l.text += s[:min(n, len(s))]
+	}
 }
 
 // pyScan splits Python source into logical lines and records the byte
@@ -139,7 +149,7 @@ func pyScan(src string) (lines []pyLogical, comments, bareStrings [][2]int) {
 			continue
 		case c == ' ' || c == '\t' || c == '\r' || c == '\f':
 			if cur != nil {
-				cur.text += " "
+				cur.add(" ")
 			}
 			i++
 			continue
@@ -182,7 +192,7 @@ func pyScan(src string) (lines []pyLogical, comments, bareStrings [][2]int) {
 			curStrings++
 			lastStr = [2]int{i, k}
 			lastStrText = src[j+len(q) : max(j+len(q), k-len(q))]
-			cur.text += src[i:k]
+			cur.add(src[i:k])
 			i = k
 			continue
 		}
@@ -195,7 +205,7 @@ func pyScan(src string) (lines []pyLogical, comments, bareStrings [][2]int) {
 				depth--
 			}
 		}
-		cur.text += src[i : i+1]
+		cur.add(src[i : i+1])
 		i++
 	}
 	flush()

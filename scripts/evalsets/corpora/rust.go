@@ -36,7 +36,7 @@ var rustDebs = []deb{
 }
 
 var rustDocSet = &Set{
-	Corpus: "rustcrates", Name: "doc", Variants: []string{Orig, "stripped"}, prefix: "rsd", max: 200,
+	Corpus: "rustcrates", Name: "doc", Variants: []string{Orig, "stripped"}, prefix: "rsd", max: 400,
 	Query:    "the first sentence of a documented fn's /// comment (markdown removed), its name masked",
 	Relevant: "the fn's lines (signature to closing brace)",
 	gen: func(root string) ([]Item, error) {
@@ -53,7 +53,7 @@ var rustDocSet = &Set{
 }
 
 var rustIdentSet = &Set{
-	Corpus: "rustcrates", Name: "ident", Variants: []string{Orig}, prefix: "rsi", max: 200,
+	Corpus: "rustcrates", Name: "ident", Variants: []string{Orig}, prefix: "rsi", max: 400,
 	Query:    "the bare name of a pub struct, enum, trait, fn or macro, e.g. RegexSet",
 	Relevant: "every definition of that name (at most 3; names defined more often are skipped)",
 	gen: func(root string) ([]Item, error) {

@@ -1,7 +1,6 @@
-package mcpserver
+package mcphttp
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -12,18 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dir2mcp/dir2mcp/lib/config"
-	"github.com/dir2mcp/dir2mcp/lib/embed"
-	"github.com/dir2mcp/dir2mcp/lib/embed/hashing"
-	"github.com/dir2mcp/dir2mcp/lib/exclude"
-	"github.com/dir2mcp/dir2mcp/lib/indexer"
-	"github.com/dir2mcp/dir2mcp/lib/record"
-	"github.com/dir2mcp/dir2mcp/lib/retrieve"
-	"github.com/dir2mcp/dir2mcp/lib/rootfs"
-	"github.com/dir2mcp/dir2mcp/lib/state"
-	"github.com/dir2mcp/dir2mcp/lib/store"
 	"github.com/dir2mcp/dir2mcp/lib/x402"
-	"github.com/dir2mcp/dir2mcp/lib/x402/x402test"
 )
 
 // BenchmarkPaymentGateOverhead measures what x402 mode on costs an
@@ -33,57 +21,13 @@ import (
 // latencies, the overhead in percent (target < 2%), and the gate's own
 // per-request cost (reading and decoding the JSON-RPC body).
 func BenchmarkPaymentGateOverhead(b *testing.B) {
-	root := filepath.Join(runtime.GOROOT(), "src", "net", "http")
-	ctx := context.Background()
-	dir := state.Resolve(root, b.TempDir())
-	if err := dir.Ensure(); err != nil {
-		b.Fatal(err)
-	}
-	st, err := store.Open(ctx, dir.Path, store.Options{Create: true})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
-	h, _ := hashing.New(256)
-	embs := map[string]embed.Embedder{record.KindText: h, record.KindCode: h}
-	cfg := config.Default()
-	if err := (&indexer.Job{Config: cfg, Root: root, Dir: dir, Store: st, Embedders: embs}).Run(ctx); err != nil {
-		b.Fatal(err)
-	}
-	eng := retrieve.Open(st, dir, cfg, embs, time.Hour)
-	defer eng.Close()
-	eng.WaitLoaded()
-	rfs, err := rootfs.Open(root)
-	if err != nil {
-		b.Fatal(err)
-	}
-	ex, _ := exclude.New(cfg.Security.PathExcludes, cfg.Security.SecretPatterns)
-	newServer := func() *Server {
-		return &Server{Engine: eng, Store: st, Root: rfs, Dir: dir, Exclude: ex, Config: cfg}
-	}
-
-	free := newServer()
-	paid := newServer()
-	fac := x402test.New(testNetwork)
-	defer fac.Close()
-	xc := cfg.X402
-	xc.Mode, xc.FacilitatorURL = x402.ModeOn, fac.URL
-	xc.RoutePolicy.ToolsCall.Network = testNetwork
-	xc.RoutePolicy.ToolsCall.PayTo = "0x209693Bc6afc0C5328bA36FaF03C514EF312287C"
-	xc.RoutePolicy.ToolsCall.Tools = []string{"dir2mcp.ask"}
-	g, err := x402.Open(x402.Options{Config: xc, MCPPath: "/mcp", Dir: state.Dir{Path: b.TempDir()}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer g.Close()
-	if err := paid.EnablePayments(g); err != nil {
-		b.Fatal(err)
-	}
-	handlers := [2]*HTTPHandler{free.Handler(HTTPOptions{}), paid.Handler(HTTPOptions{})}
+	servers := index(b, filepath.Join(runtime.GOROOT(), "src", "net", "http"))
+	paid := pay(b, servers(), x402.ModeOn, "dir2mcp.ask")
+	g := paid.gate
+	handlers := [2]*Handler{handler(b, servers(), nil), handler(b, paid.s, g)}
 	var sessions [2]string
 	for i, hh := range handlers {
-		defer hh.Close()
-		sessions[i] = benchInit(b, hh)
+		sessions[i] = initSession(b, hh)
 	}
 	queries := []string{"how are cookies parsed", "ServeMux pattern matching", "TLS handshake timeout", "chunked transfer encoding", "redirect policy of the client"}
 	search := func(i, q int) time.Duration {
@@ -147,27 +91,6 @@ func BenchmarkPaymentGateOverhead(b *testing.B) {
 	b.ReportMetric((paidNs-freeNs)/freeNs*100, "overhead-%")
 	b.ReportMetric(peekNs/1e3, "gate-µs/req")
 	b.ReportMetric(peekNs/freeNs*100, "gate-%")
-}
-
-func benchInit(b *testing.B, h http.Handler) string {
-	r := httptest.NewRequest("POST", "/mcp", strings.NewReader(initBody))
-	r.Host = "127.0.0.1:8080"
-	r.Header.Set("Content-Type", "application/json")
-	r.Header.Set("Accept", "application/json, text/event-stream")
-	w := httptest.NewRecorder()
-	h.ServeHTTP(w, r)
-	id := w.Header().Get("Mcp-Session-Id")
-	if id == "" {
-		b.Fatalf("initialize: %d %s", w.Code, w.Body)
-	}
-	r = httptest.NewRequest("POST", "/mcp", strings.NewReader(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
-	r.Host = "127.0.0.1:8080"
-	r.Header.Set("Content-Type", "application/json")
-	r.Header.Set("Accept", "application/json, text/event-stream")
-	r.Header.Set("Mcp-Session-Id", id)
-	r.Header.Set("MCP-Protocol-Version", "2025-11-25")
-	h.ServeHTTP(httptest.NewRecorder(), r)
-	return id
 }
 
 // median returns the median of ds in nanoseconds.

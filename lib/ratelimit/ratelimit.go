@@ -1,4 +1,6 @@
-package mcpserver
+// Package ratelimit holds token-bucket rate limiters keyed by client or
+// session, and the RATE_LIMITED error a refused call gets.
+package ratelimit
 
 import (
 	"math"
@@ -12,10 +14,11 @@ import (
 // have refilled completely (indistinguishable from new ones) are dropped.
 const maxBuckets = 10000
 
-// limiter is a set of token buckets, one per key (a client address or a
+// Limiter is a set of token buckets, one per key (a client address or a
 // session), each refilled at rps tokens per second up to burst. The zero
-// rps means unlimited. It is safe for concurrent use.
-type limiter struct {
+// rps means unlimited, and so does a nil Limiter. It is safe for concurrent
+// use.
+type Limiter struct {
 	rps   float64
 	burst float64
 	now   func() time.Time
@@ -29,16 +32,18 @@ type bucket struct {
 	last   time.Time
 }
 
-func newLimiter(rps float64, burst int) *limiter {
+// New returns a limiter of rps requests per second with bursts of burst
+// (at least 1).
+func New(rps float64, burst int) *Limiter {
 	if burst < 1 {
 		burst = 1
 	}
-	return &limiter{rps: rps, burst: float64(burst), now: time.Now, buckets: map[string]*bucket{}}
+	return &Limiter{rps: rps, burst: float64(burst), now: time.Now, buckets: map[string]*bucket{}}
 }
 
-// allow takes one token from key's bucket. When the bucket is empty it takes
+// Allow takes one token from key's bucket. When the bucket is empty it takes
 // nothing and returns how long until a token is available.
-func (l *limiter) allow(key string) (bool, time.Duration) {
+func (l *Limiter) Allow(key string) (bool, time.Duration) {
 	if l == nil || l.rps <= 0 {
 		return true, 0
 	}
@@ -63,7 +68,7 @@ func (l *limiter) allow(key string) (bool, time.Duration) {
 	return false, wait
 }
 
-func (l *limiter) pruneLocked(now time.Time) {
+func (l *Limiter) pruneLocked(now time.Time) {
 	for k, b := range l.buckets {
 		if b.tokens+now.Sub(b.last).Seconds()*l.rps >= l.burst {
 			delete(l.buckets, k)
@@ -71,9 +76,10 @@ func (l *limiter) pruneLocked(now time.Time) {
 	}
 }
 
-// rateLimited is the RATE_LIMITED error for a refused call; retryAfterMs is
-// rounded up so a client that waits that long succeeds.
-func rateLimited(what string, wait time.Duration) *errcode.Error {
+// Exceeded is the RATE_LIMITED error of a refused call (what: a tool name,
+// "request"); retryAfterMs is rounded up so a client that waits that long
+// succeeds.
+func Exceeded(what string, wait time.Duration) *errcode.Error {
 	ms := max(int64(math.Ceil(float64(wait)/float64(time.Millisecond))), 1)
 	return &errcode.Error{Code: errcode.RateLimited, Retryable: true, RetryAfterMs: ms,
 		Message: what + " rate limit exceeded (server.rate_limit); retry after " + time.Duration(ms*int64(time.Millisecond)).String()}

@@ -1,4 +1,4 @@
-package mcpserver
+package mcphttp
 
 import (
 	"bytes"
@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/dir2mcp/dir2mcp/lib/mcpserver"
 )
 
 // fakeClock is a settable time source.
@@ -27,11 +29,11 @@ func (c *fakeClock) add(d time.Duration) {
 
 // newTestHandler serves a Server with no index over HTTP with a settable
 // clock and no background sweeper.
-func newTestHandler(t *testing.T, o HTTPOptions) (*HTTPHandler, *fakeClock, *bytes.Buffer) {
+func newTestHandler(t *testing.T, o Options) (*Handler, *fakeClock, *bytes.Buffer) {
 	t.Helper()
 	var logs bytes.Buffer
-	s := &Server{Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelInfo}))}
-	h := s.Handler(o)
+	o.Logger = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	h := New((&mcpserver.Server{}).MCP(), o)
 	h.sessions.stopped.Do(func() { close(h.sessions.stop) }) // the test drives expiry
 	clk := &fakeClock{t: time.Unix(1_700_000_000, 0)}
 	h.sessions.now = clk.now
@@ -39,7 +41,7 @@ func newTestHandler(t *testing.T, o HTTPOptions) (*HTTPHandler, *fakeClock, *byt
 	return h, clk, &logs
 }
 
-func rpc(t *testing.T, h http.Handler, session, body string) *httptest.ResponseRecorder {
+func rpc(t testing.TB, h http.Handler, session, body string) *httptest.ResponseRecorder {
 	t.Helper()
 	r := httptest.NewRequest("POST", "/mcp", strings.NewReader(body))
 	r.Host = "127.0.0.1:8080"
@@ -56,7 +58,7 @@ func rpc(t *testing.T, h http.Handler, session, body string) *httptest.ResponseR
 
 const initBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
 
-func initSession(t *testing.T, h http.Handler) string {
+func initSession(t testing.TB, h http.Handler) string {
 	t.Helper()
 	w := rpc(t, h, "", initBody)
 	id := w.Header().Get("Mcp-Session-Id")
@@ -74,7 +76,7 @@ func ping(t *testing.T, h http.Handler, id string) *httptest.ResponseRecorder {
 }
 
 func TestSessionInactivityExpiry(t *testing.T) {
-	h, clk, logs := newTestHandler(t, HTTPOptions{SessionTimeout: time.Minute})
+	h, clk, logs := newTestHandler(t, Options{SessionTimeout: time.Minute})
 	id := initSession(t, h)
 	clk.add(50 * time.Second)
 	if w := ping(t, h, id); w.Code != 200 {
@@ -104,7 +106,7 @@ func TestSessionInactivityExpiry(t *testing.T) {
 }
 
 func TestSessionMaxLifetime(t *testing.T) {
-	h, clk, logs := newTestHandler(t, HTTPOptions{SessionTimeout: time.Hour, SessionMaxLifetime: 10 * time.Minute})
+	h, clk, logs := newTestHandler(t, Options{SessionTimeout: time.Hour, SessionMaxLifetime: 10 * time.Minute})
 	id := initSession(t, h)
 	for range 9 {
 		clk.add(time.Minute)
@@ -137,7 +139,7 @@ func TestSessionMaxLifetime(t *testing.T) {
 }
 
 func TestSessionDeleteAndUnknown(t *testing.T) {
-	h, _, _ := newTestHandler(t, HTTPOptions{})
+	h, _, _ := newTestHandler(t, Options{})
 	id := initSession(t, h)
 	r := httptest.NewRequest("DELETE", "/mcp", nil)
 	r.Host = "localhost"
@@ -156,7 +158,7 @@ func TestSessionDeleteAndUnknown(t *testing.T) {
 }
 
 func TestSessionCapacityEvictsLeastRecent(t *testing.T) {
-	h, clk, _ := newTestHandler(t, HTTPOptions{MaxSessions: 3})
+	h, clk, _ := newTestHandler(t, Options{MaxSessions: 3})
 	var ids []string
 	for range 3 {
 		ids = append(ids, initSession(t, h))
@@ -180,7 +182,7 @@ func TestSessionCapacityEvictsLeastRecent(t *testing.T) {
 
 // A first request that is not initialize leaves no session behind.
 func TestFailedInitializeLeavesNoSession(t *testing.T) {
-	h, _, _ := newTestHandler(t, HTTPOptions{})
+	h, _, _ := newTestHandler(t, Options{})
 	rpc(t, h, "", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
 	if n := h.Sessions(); n != 0 {
 		t.Errorf("%d sessions after a non-initialize first request", n)
@@ -190,17 +192,10 @@ func TestFailedInitializeLeavesNoSession(t *testing.T) {
 // Memory stays flat while clients initialize sessions and abandon them:
 // the table never holds more than MaxSessions.
 func BenchmarkSessionInitAbandon(b *testing.B) {
-	s := &Server{}
-	h := s.Handler(HTTPOptions{MaxSessions: 256})
+	h := New((&mcpserver.Server{}).MCP(), Options{MaxSessions: 256})
 	defer h.Close()
 	cycle := func() {
-		r := httptest.NewRequest("POST", "/mcp", strings.NewReader(initBody))
-		r.Host = "127.0.0.1"
-		r.Header.Set("Content-Type", "application/json")
-		r.Header.Set("Accept", "application/json, text/event-stream")
-		w := httptest.NewRecorder()
-		h.ServeHTTP(w, r)
-		if w.Code != 200 {
+		if w := rpc(b, h, "", initBody); w.Code != 200 {
 			b.Fatalf("initialize: %d", w.Code)
 		}
 	}

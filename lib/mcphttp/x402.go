@@ -1,4 +1,4 @@
-package mcpserver
+package mcphttp
 
 import (
 	"bufio"
@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/dir2mcp/dir2mcp/lib/mcpserver"
 	"github.com/dir2mcp/dir2mcp/lib/x402"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -132,7 +133,7 @@ func writePaymentRequired(w http.ResponseWriter, f *x402.Failure, id json.RawMes
 		w.Header().Set(x402.HeaderPaymentRequired, hdr)
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	resp := map[string]any{"jsonrpc": "2.0", "id": id, "result": paymentResult(f)}
+	resp := map[string]any{"jsonrpc": "2.0", "id": id, "result": mcpserver.PaymentResult(f)}
 	var v any = resp
 	if batch {
 		v = []any{resp}
@@ -220,7 +221,7 @@ func privateCache(v string) string {
 // outcome is the payment outcome of a gated call in a response.
 type outcome struct {
 	settled *x402.SettleResponse
-	failure *paymentFailure
+	failure *mcpserver.PaymentFailure
 }
 
 type rpcResponse struct {
@@ -265,7 +266,7 @@ func findOutcome(body []byte, contentType string, calls []gatedCall) *outcome {
 				continue
 			}
 			if r.Result.IsError {
-				var f paymentFailure
+				var f mcpserver.PaymentFailure
 				if json.Unmarshal(r.Result.StructuredContent, &f) == nil && f.X402Version != 0 && f.Detail.Code != "" {
 					return &outcome{failure: &f}
 				}

@@ -1,4 +1,4 @@
-package mcpserver
+package mcphttp
 
 import (
 	"log/slog"
@@ -25,7 +25,7 @@ const ExpiredHeader = "X-MCP-Session-Expired"
 
 const (
 	// DefaultMaxSessions bounds concurrently open sessions when
-	// HTTPOptions.MaxSessions is 0.
+	// Options.MaxSessions is 0.
 	DefaultMaxSessions = 1000
 	// rememberExpired is how many expired session ids are remembered so a
 	// late request still learns why its session is gone.
@@ -62,7 +62,7 @@ type sessionState struct {
 	inflight int // POSTs being served: an idle clock does not run meanwhile
 }
 
-func newSessionTable(next http.Handler, server *mcp.Server, o HTTPOptions, logger *slog.Logger) *sessionTable {
+func newSessionTable(next http.Handler, server *mcp.Server, o Options, logger *slog.Logger) *sessionTable {
 	t := &sessionTable{
 		next: next, server: server, inactivity: o.SessionTimeout, maxLifetime: o.SessionMaxLifetime,
 		max: o.MaxSessions, logger: logger, now: time.Now,

@@ -1,8 +1,8 @@
-// Package catalog resolves the configured embedder (embed.provider) to a
+// Package embedders resolves the configured embedder (embed.provider) to a
 // concrete embed.Embedder per index kind: the offline ones built into the
 // binary (local, local-full, hash) or a remote model (mistral, openai,
 // ollama).
-package catalog
+package embedders
 
 import (
 	"github.com/dir2mcp/dir2mcp/lib/config"
