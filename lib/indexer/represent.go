@@ -99,8 +99,17 @@ func (x *Extractor) textRep(r result, data []byte) result {
 	} else {
 		pieces = chunk.Text(res.Text, textOptions(x.Config))
 	}
-	if res.LineMap != nil {
-		chunk.Remap(pieces, res.LineMap)
+	maps := chunk.Remap(pieces, res.Map)
+	if maps != nil {
+		// A piece of markup alone (a rule or a fence between a break and
+		// an overlong paragraph) holds nothing to find or to quote.
+		kept, keptMaps := pieces[:0], maps[:0]
+		for i, p := range pieces {
+			if maps[i].HasText(p.Text) {
+				kept, keptMaps = append(kept, p), append(keptMaps, maps[i])
+			}
+		}
+		pieces, maps = kept, keptMaps
 	}
 	r.act = actReplace
 	r.about = extract.Describe(res, data, d.DocType, d.RelPath)
@@ -113,6 +122,9 @@ func (x *Extractor) textRep(r result, data []byte) result {
 	r.pieces = make([]store.ChunkInput, len(pieces))
 	for i, p := range pieces {
 		r.pieces[i] = chunkInput(p.Text, kind, p.Span)
+		if maps != nil {
+			r.pieces[i].Lines = maps[i]
+		}
 	}
 	return r
 }
