@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
 	"github.com/dir2mcp/dir2mcp/lib/extract"
 	"github.com/dir2mcp/dir2mcp/lib/record"
+	"github.com/dir2mcp/dir2mcp/lib/srcmap"
 	"github.com/dir2mcp/dir2mcp/lib/store"
 )
 
@@ -116,7 +118,7 @@ func (x *Extractor) textRep(r result, data []byte) result {
 	r.title = r.about.Title
 	r.rep = store.RepInput{
 		Type:     record.RepRawText,
-		Hash:     repHash(d.DocType, ch, res.Text),
+		Hash:     repHash(d.DocType, ch, res.Text, res.Map),
 		MetaJSON: fmt.Sprintf(`{"encoding":%q,"extractor":%q}`, res.Encoding, extractorVersion),
 	}
 	r.pieces = make([]store.ChunkInput, len(pieces))
@@ -147,7 +149,13 @@ func orNone(n int) int {
 	return n
 }
 
-func repHash(docType string, ch config.ChunkingConfig, text string) string {
+// repHash identifies a representation: its text, and where its lines came
+// from (an edit that only moves HTML text to other lines moves its spans).
+func repHash(docType string, ch config.ChunkingConfig, text string, m srcmap.Map) string {
+	if m != nil {
+		b, _ := json.Marshal(m) // cannot fail: integers only
+		text += "\x00" + string(b)
+	}
 	return contentHash(fmt.Sprintf("%s\x00%s\x00%d/%d/%d/%d/%d\x00", extractorVersion, docType,
 		ch.MaxChars, ch.OverlapChars, ch.MinChars, ch.Code.MaxLines, ch.Code.OverlapLines), text)
 }

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -37,7 +38,7 @@ import (
 func TestCitationsAreTrue(t *testing.T) {
 	corpus := newCiteCorpus(citeSeed())
 	files := corpus.generate(6)
-	s, cs := newCiteServer(t, files)
+	s, cs, _ := newCiteServer(t, files)
 	ctx := context.Background()
 
 	type hit struct {
@@ -166,6 +167,46 @@ var (
 	quotedCode  = regexp.MustCompile("(?m)^\\[(?P<path>[^\\]\\n]+?):L(?P<a>\\d+)-L(?P<b>\\d+)\\]\n```\n(?P<text>(?s:.*?))\n```")
 )
 
+// An edit that only moves a page's text to other lines (here: a comment
+// added to the head) moves its citations with it, though every chunk's
+// text, and so its vector, is kept.
+func TestCitationsFollowLineMoves(t *testing.T) {
+	page := func(head string) []byte {
+		var b strings.Builder
+		b.WriteString("<html><head><title>Moves</title>" + head + "</head><body>\n")
+		for i := range 40 {
+			fmt.Fprintf(&b, "<h2>Part %d</h2>\n<p>Paragraph %d says\nsomething about <b>topic%d</b>.</p>\n", i, i, i)
+		}
+		b.WriteString("</body></html>\n")
+		return []byte(b.String())
+	}
+	_, cs, update := newCiteServer(t, map[string][]byte{"m.html": page("")})
+	find := func(word string) (record.Span, string) {
+		t.Helper()
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "dir2mcp.search", Arguments: map[string]any{"query": word, "k": 1}})
+		if err != nil || res.IsError {
+			t.Fatalf("search %q: %v %+v", word, err, res)
+		}
+		var out struct {
+			Hits []struct {
+				Snippet string
+				Span    record.Span
+			}
+		}
+		b, _ := json.Marshal(res.StructuredContent)
+		if err := json.Unmarshal(b, &out); err != nil || len(out.Hits) != 1 {
+			t.Fatalf("search %q: %s %v", word, b, err)
+		}
+		return out.Hits[0].Span, out.Hits[0].Snippet
+	}
+	before, snippet := find("topic31")
+	update(map[string][]byte{"m.html": page("<!--\nfive\nnew\nlines\n-->")})
+	after, snippet2 := find("topic31")
+	if after.StartLine != before.StartLine+4 || after.EndLine != before.EndLine+4 || snippet2 != snippet {
+		t.Errorf("span %+v then %+v (want moved by 4 lines); snippet %q then %q", before, after, snippet, snippet2)
+	}
+}
+
 // citeSeed is the corpus seed: fixed, or CITE_SEED to explore others.
 func citeSeed() uint64 {
 	if s, err := strconv.ParseUint(os.Getenv("CITE_SEED"), 10, 64); err == nil {
@@ -186,19 +227,22 @@ func squeezed(s string) string {
 
 // newCiteServer writes files to a temp root, indexes them with the real
 // pipeline (offline hashing embedder) and serves them over an in-memory
-// MCP transport.
-func newCiteServer(t *testing.T, files map[string][]byte) (*Server, *mcp.ClientSession) {
+// MCP transport. update writes files again and re-runs the index.
+func newCiteServer(t *testing.T, files map[string][]byte) (s *Server, cs *mcp.ClientSession, update func(map[string][]byte)) {
 	t.Helper()
 	root := t.TempDir()
-	for rel, body := range files {
-		p := filepath.Join(root, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, body, 0o644); err != nil {
-			t.Fatal(err)
+	write := func(files map[string][]byte) {
+		for rel, body := range files {
+			p := filepath.Join(root, rel)
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, body, 0o644); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
+	write(files)
 	ctx := context.Background()
 	cfg := config.Default()
 	cfg.Server.RateLimit.ExpensiveRPS = 0 // ask as fast as the test goes
@@ -213,13 +257,16 @@ func newCiteServer(t *testing.T, files map[string][]byte) (*Server, *mcp.ClientS
 	t.Cleanup(func() { st.Close() })
 	h, _ := hashing.New(hashing.DefaultDim)
 	embs := map[string]embed.Embedder{record.KindText: h, record.KindCode: h}
-	job := &indexer.Job{Config: cfg, Root: root, Dir: dir, Store: st, Embedders: embs, Events: events.NewJSON(io.Discard)}
-	if err := job.Run(ctx); err != nil {
-		t.Fatal(err)
+	index := func(files map[string][]byte) {
+		job := &indexer.Job{Config: cfg, Root: root, Dir: dir, Store: st, Embedders: embs, Events: events.NewJSON(io.Discard)}
+		if err := job.Run(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if p := job.Progress.Snapshot(); p.Errors > 0 || p.Indexed != int64(len(files)) {
+			t.Fatalf("indexed %d of %d files, %d errors", p.Indexed, len(files), p.Errors)
+		}
 	}
-	if p := job.Progress.Snapshot(); p.Errors > 0 || p.Indexed != int64(len(files)) {
-		t.Fatalf("indexed %d of %d files, %d errors", p.Indexed, len(files), p.Errors)
-	}
+	index(files)
 	eng := retrieve.Open(st, dir, cfg, embs, 0)
 	t.Cleanup(eng.Close)
 	eng.WaitLoaded()
@@ -228,6 +275,6 @@ func newCiteServer(t *testing.T, files map[string][]byte) (*Server, *mcp.ClientS
 		t.Fatal(err)
 	}
 	ex, _ := exclude.New(cfg.Security.PathExcludes, cfg.Security.SecretPatterns)
-	s := &Server{Engine: eng, Store: st, Root: r, Dir: dir, Exclude: ex, Config: cfg}
-	return s, connect(t, s)
+	s = &Server{Engine: eng, Store: st, Root: r, Dir: dir, Exclude: ex, Config: cfg}
+	return s, connect(t, s), func(files map[string][]byte) { write(files); index(files) }
 }
