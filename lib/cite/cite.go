@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/dir2mcp/dir2mcp/lib/extract"
 	"github.com/dir2mcp/dir2mcp/lib/record"
 )
 
@@ -70,4 +71,23 @@ func squeeze(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// Verify checks a citation against a file's content the way open_file
+// shows it: the lines sp names of extract.SourceText, without open_file's
+// size cap. It is false for a span outside the file or backwards; pages
+// and times are not lines of the file and are not verified here.
+func Verify(content []byte, docType string, sp record.Span, snippet string) bool {
+	if sp.Kind != record.SpanLines || sp.StartLine < 1 || sp.EndLine < sp.StartLine {
+		return false
+	}
+	src, err := extract.SourceText(content, docType)
+	if err != nil {
+		return false
+	}
+	lines := strings.Split(strings.TrimSuffix(src, "\n"), "\n")
+	if sp.StartLine > len(lines) {
+		return false
+	}
+	return Check(snippet, strings.Join(lines[sp.StartLine-1:min(sp.EndLine, len(lines))], "\n"), docType)
 }

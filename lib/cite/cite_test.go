@@ -39,6 +39,28 @@ func TestCheck(t *testing.T) {
 	}
 }
 
+func TestVerify(t *testing.T) {
+	latin1 := []byte("caf\xe9 one\r\nline two\r\n<p>three</p>\r\n")
+	for _, c := range []struct {
+		docType, snippet string
+		span             record.Span
+		want             bool
+	}{
+		{record.DocText, "café one\nline two", record.Lines(1, 2), true},
+		{record.DocText, "line two", record.Lines(1, 1), false},
+		{record.DocHTML, "three", record.Lines(3, 3), true},
+		{record.DocText, "<p>three</p>", record.Lines(3, 3), true}, // text: the tags are text
+		{record.DocHTML, "<p>three", record.Lines(3, 3), false},    // HTML: they are not
+		{record.DocText, "line two", record.Lines(2, 1), false},
+		{record.DocText, "line two", record.Lines(9, 9), false},
+		{record.DocText, "line two", record.Page(2), false},
+	} {
+		if got := cite.Verify(latin1, c.docType, c.span, c.snippet); got != c.want {
+			t.Errorf("Verify(%s, %+v, %q) = %v, want %v", c.docType, c.span, c.snippet, got, c.want)
+		}
+	}
+}
+
 func TestVisible(t *testing.T) {
 	got := cite.Visible("<!doctype html><title>T &amp; U</title><!-- c --><svg><text>s</text></svg><p>x<select><option>o</select>y</p><svg><g>open to the end</body>z")
 	if got != "T & Uxyz" {
@@ -49,7 +71,7 @@ func TestVisible(t *testing.T) {
 // The extractor drops the content of exactly the elements the rule calls
 // textless, and keeps the text of others.
 func TestExtractorDropsWhatTheRuleDrops(t *testing.T) {
-	for name := range cite.Textless {
+	for name := range extract.Textless {
 		r, err := extract.RawText([]byte("<p>kept1</p><"+name+">dropped</"+name+"><p>kept2</p>"), record.DocHTML)
 		if err != nil || strings.Contains(r.Text, "dropped") || !strings.Contains(r.Text, "kept2") {
 			t.Errorf("<%s>: %q %v", name, r.Text, err)

@@ -4,18 +4,12 @@ import (
 	"strings"
 
 	"golang.org/x/net/html"
+
+	"github.com/dir2mcp/dir2mcp/lib/extract"
 )
 
-// Textless are the elements whose content is not document text (scripts,
-// styles, fallbacks, embedded graphics and widgets): Visible drops it.
-var Textless = map[string]bool{
-	"script": true, "style": true, "noscript": true, "template": true,
-	"svg": true, "math": true, "iframe": true, "object": true, "select": true,
-	"noembed": true, "noframes": true, "canvas": true, "datalist": true,
-}
-
 // Visible returns the text of HTML markup as a reader sees it: tags,
-// comments and the doctype dropped, the content of Textless elements
+// comments and the doctype dropped, the content of extract.Textless elements
 // dropped (one left open ends at </body> or </html>), character references
 // decoded. The markup may be a slice of a page that starts inside a tag or
 // comment; what precedes its first tag then reads as text.
@@ -34,7 +28,7 @@ func Visible(markup string) string {
 		case html.StartTagToken:
 			name, _ := z.TagName()
 			switch n := string(name); {
-			case skip == "" && Textless[n]:
+			case skip == "" && extract.Textless[n]:
 				skip, depth = n, 1
 			case n == skip:
 				depth++

@@ -7,7 +7,6 @@ import (
 
 	"golang.org/x/net/html"
 
-	"github.com/dir2mcp/dir2mcp/lib/cite"
 	"github.com/dir2mcp/dir2mcp/lib/srcmap"
 )
 
@@ -95,9 +94,17 @@ func readAttrs(z *html.Tokenizer) map[string]string {
 	}
 }
 
-// skipTags hold content that is not document text: the elements whose
-// content the cite rule drops too.
-var skipTags = cite.Textless
+// Textless are the elements whose content is not document text (scripts,
+// styles, fallbacks, embedded graphics and widgets): the HTML text leaves
+// it out, and so does a reader checking a citation (lib/cite).
+var Textless = map[string]bool{
+	"script": true, "style": true, "noscript": true, "template": true,
+	"svg": true, "math": true, "iframe": true, "object": true, "select": true,
+	"noembed": true, "noframes": true, "canvas": true, "datalist": true,
+}
+
+// skipTags hold content that is not document text.
+var skipTags = Textless
 
 // headTags may appear in <head>; any other start tag ends the head.
 var headTags = map[string]bool{

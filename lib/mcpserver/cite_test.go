@@ -75,6 +75,8 @@ func TestCitationsAreTrue(t *testing.T) {
 		}
 		if !cite.Check(h.Snippet, o.Content, h.DocType) {
 			t.Errorf("query %q: the snippet of %s:L%d-L%d is not in those lines\nsnippet: %q\nlines:   %q", query, h.RelPath, sp.StartLine, sp.EndLine, h.Snippet, o.Content)
+		} else if !cite.Verify(files[h.RelPath], h.DocType, sp, h.Snippet) {
+			t.Errorf("query %q: cite.Verify disagrees with open_file on %s:L%d-L%d", query, h.RelPath, sp.StartLine, sp.EndLine)
 		}
 		if sp.EndLine > sp.StartLine {
 			multiLine++
