@@ -156,12 +156,32 @@ func TestHTMLPageMapIsExact(t *testing.T) {
 	quotesHold(t, []byte(realPage), record.DocHTML, chunk.TextOptions{MaxChars: 100, OverlapChars: 30, MinChars: 10})
 }
 
+// The title is written once: an h1 repeating it is left out. Right after
+// the title that reads as the file does; after other text a quote marks
+// the omission.
+func TestHTMLRepeatedTitleQuotes(t *testing.T) {
+	for src, want := range map[string]string{
+		"<title>Same</title>\n<h1>Same</h1>\n<p>after</p>":                                "Same\n\nafter\n",
+		"<title>Same</title>\n<nav><a href=x>Home</a></nav>\n<h1>Same</h1>\n<p>after</p>": "Same\n\nHome\n\n…after\n",
+	} {
+		res, err := extract.RawText([]byte(src), record.DocHTML)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := res.Map.Quote(res.Text); got != want {
+			t.Errorf("%q quotes as %q, want %q", src, got, want)
+		}
+		quotesHold(t, []byte(src), record.DocHTML, chunk.TextOptions{MaxChars: 100})
+	}
+}
+
 var citeSeeds = []string{
 	"<html><head><title>x</title></head><body><p>a<b>b</p><pre>\n c\n</pre></body>",
 	"<table><tr><td>1<td>2</table><ul><li>x<li>y</ul>",
 	"<a href='https://a/'>\n</a>",
 	"<p>one&#10;two\nthree &amp; four</p><pre>x&#10;y\nz</pre>",
 	"<title>Same</title><h1>Same</h1><p>after the title</p>",
+	"<title>Same</title><nav><a href=x>Home</a></nav><h1>Same</h1><p>after the title</p>",
 	"<head>\nstray head text\n<title>T</title></head><p>body</p>",
 	"<p>a <img alt='the\ncat' src=x> b</p><ol start=3><li>x<li><a href=\"https://e.com/x\">e.com</a></ol>",
 	"<div\nclass=\"x\"\n>split tag</div><!-- c\n<p>not</p>\n--><p>kept</p>",

@@ -27,7 +27,7 @@ import (
 // from and the bytes the rendering added (markers, brackets, URLs, alt
 // text, fences), so that a quote of the output reads as the file does.
 func htmlToText(src string) (string, srcmap.Map, string) {
-	c := &htmlConv{linkStart: -1, headingStart: -1}
+	c := &htmlConv{linkStart: -1, headingStart: -1, titleLine: -1}
 	z := html.NewTokenizer(strings.NewReader(src))
 	line := 1
 	for {
@@ -167,6 +167,7 @@ type htmlConv struct {
 	titleBuf   []byte
 	titleFirst int // source lines of the title's text
 	titleLast  int
+	titleLine  int // index of the title's line in lines, -1 if none
 	title      string
 	h1Seen     bool
 	dropH1     string // an h1 equal to this (the emitted <title>) is not repeated
@@ -410,6 +411,7 @@ func (c *htmlConv) endTitle(at int) {
 	if c.title == "" {
 		c.title = t
 		c.dropH1 = t
+		c.titleLine = len(c.lines)
 		c.decorate("# ", srcmap.Drop)
 	}
 	c.cur = append(c.cur, t...)
@@ -429,13 +431,24 @@ func (c *htmlConv) endHeading() {
 		if c.title == "" {
 			c.title = t
 		} else if t == c.dropH1 {
-			// The page title was already emitted as a heading; a quote
-			// across the omission shows an elision.
+			// The page title was already emitted as a heading. Right after
+			// it, the file reads the same without the h1 (the title, then
+			// the h1's equal text); otherwise a quote across the omission
+			// shows an elision.
+			c.gap = len(c.curMarks) != 1 || !c.lastLineIs(c.titleLine)
 			c.cur, c.curMarks, c.hasText = c.cur[:0], c.curMarks[:0], false
-			c.gap = true
 		}
 	}
 	c.paragraph()
+}
+
+// lastLineIs reports whether line i is the last non-blank line written.
+func (c *htmlConv) lastLineIs(i int) bool {
+	n := len(c.lines)
+	for n > 0 && c.lines[n-1] == "" {
+		n--
+	}
+	return i >= 0 && n == i+1
 }
 
 func (c *htmlConv) endLink() {
