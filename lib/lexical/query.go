@@ -2,6 +2,7 @@ package lexical
 
 import (
 	"strings"
+	"unicode"
 
 	"github.com/dir2mcp/dir2mcp/lib/textsplit"
 )
@@ -17,6 +18,10 @@ type Query struct {
 	// Idents are the identifier-like tokens in their original case (see
 	// CodeTokens).
 	Idents []string
+	// Name is the identifier a query of one bare name asks for
+	// ("rmtree", "ThreadPoolExecutor", "os.path.join" → "join",
+	// "Vec::push" → "push"); "" for any other query.
+	Name string
 	// words are the query's words, lowercased and stemmed, in order,
 	// stopwords kept (for PhraseCoverage).
 	words []string
@@ -26,7 +31,7 @@ type Query struct {
 // Parse parses a query.
 func Parse(q string) *Query {
 	q = strings.TrimSpace(q)
-	p := &Query{Text: q, Terms: Terms(q), Idents: CodeTokens(q)}
+	p := &Query{Text: q, Terms: Terms(q), Idents: CodeTokens(q), Name: bareName(q)}
 	p.words = phraseWords(q)
 	p.set = NewTermSet(p.Terms)
 	return p
@@ -84,4 +89,25 @@ func phraseWords(s string) []string {
 	var out []string
 	textsplit.EachWord(s, func(w string) { out = append(out, Stem(strings.ToLower(w))) })
 	return out
+}
+
+// bareName is the identifier q names when q is nothing but one (possibly
+// qualified: a.b.c, a::b, a#b) name of at least two characters.
+func bareName(q string) string {
+	if q == "" || strings.ContainsAny(q, " \t\n") {
+		return ""
+	}
+	q = strings.TrimSuffix(strings.TrimSuffix(q, "()"), "!")
+	if i := strings.LastIndexAny(q, ".:#"); i >= 0 {
+		q = q[i+1:]
+	}
+	if len(q) < 2 {
+		return ""
+	}
+	for i, r := range q {
+		if !(r == '_' || r == '$' || unicode.IsLetter(r) || (i > 0 && unicode.IsDigit(r))) {
+			return ""
+		}
+	}
+	return q
 }

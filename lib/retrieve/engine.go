@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/dir2mcp/dir2mcp/lib/config"
@@ -12,6 +13,7 @@ import (
 	"github.com/dir2mcp/dir2mcp/lib/record"
 	"github.com/dir2mcp/dir2mcp/lib/srcmap"
 	"github.com/dir2mcp/dir2mcp/lib/store"
+	"github.com/dir2mcp/dir2mcp/lib/textsplit"
 	"github.com/dir2mcp/dir2mcp/lib/vector"
 )
 
@@ -78,6 +80,7 @@ type Candidate struct {
 	VecRank   int         `json:"vec_rank,omitempty"`
 	VecSim    float32     `json:"vec_sim,omitempty"`
 	Exact     bool        `json:"exact,omitempty"`
+	Defines   bool        `json:"defines,omitempty"`
 	Fused     float64     `json:"fused"`
 }
 
@@ -91,6 +94,7 @@ type candidate struct {
 	vecRank  int
 	vecSim   float32
 	exact    bool // holds an identifier the query names verbatim
+	defines  bool // defines (or is titled by) the one name the query is
 	fused    float64
 }
 
@@ -162,6 +166,19 @@ func (e *Engine) Search(ctx context.Context, req Request) (Result, error) {
 			}
 		}
 	}
+	if req.Mode != ModeVector && q.Name != "" && req.In != InContent {
+		// Definition channel: chunks whose context (the names code
+		// defines, the headings prose sits under) holds the one name the
+		// query is; fuse checks the name is there whole.
+		defs, err := e.Store.LexicalSearch(ctx, lexical.InColumns(lexical.Term(strings.ToLower(q.Name)), lexical.ColTitle), filter, store.DefaultFTSWeights, depth)
+		if err != nil {
+			<-vecDone
+			return Result{}, err
+		}
+		for _, s := range defs {
+			get(s.ChunkID)
+		}
+	}
 	<-vecDone
 	if vecErr != nil {
 		return Result{}, vecErr
@@ -179,6 +196,7 @@ func (e *Engine) Search(ctx context.Context, req Request) (Result, error) {
 	list := make([]*candidate, 0, len(cands))
 	for _, c := range cands {
 		if c.known {
+			c.defines = q.Name != "" && namesIn(c.ref.Context, q.Name)
 			list = append(list, c)
 		}
 	}
@@ -355,6 +373,23 @@ func (e *Engine) phraseCoverage(ctx context.Context, list []*candidate, q *lexic
 // identifier the query names gets on top of its BM25 score.
 const exactBonus = 0.2
 
+// defineBonus is the share of the lexical weight a chunk gets when its
+// context holds the one name the query is: the chunk that defines
+// ThreadPoolExecutor, not the many that import or call it.
+const defineBonus = 0.5
+
+// namesIn reports whether name occurs whole, with its case, among the
+// words of a chunk context.
+func namesIn(context, name string) bool {
+	found := false
+	textsplit.EachWord(context, func(w string) {
+		if w == name {
+			found = true
+		}
+	})
+	return found
+}
+
 // fuseCC is a convex combination of each channel's scores, each divided by
 // its best candidate's (BM25 and cosine both have a natural zero):
 // wl·bm25/max + wv·cos/max, weights summing to 1. Unlike rank fusion it keeps
@@ -399,6 +434,9 @@ func fuseCC(list []*candidate, wl, wv float64) {
 		if c.exact {
 			s += wl * exactBonus
 		}
+		if c.defines {
+			s += wl * defineBonus
+		}
 		if c.vecRank > 0 {
 			s += wv * ratio(float64(c.vecSim), vecMax)
 		}
@@ -420,6 +458,9 @@ func fuseRRF(list []*candidate, k, wl, wv float64) {
 			s += wv / (k + float64(c.vecRank))
 		}
 		if c.exact {
+			s += wl / (k + 1)
+		}
+		if c.defines {
 			s += wl / (k + 1)
 		}
 		c.fused = s
@@ -450,7 +491,7 @@ func (e *Engine) explain(ctx context.Context, res *Result, list []*candidate) er
 		res.Candidates = append(res.Candidates, Candidate{
 			ChunkID: c.id, RelPath: c.ref.RelPath, DocType: c.ref.DocType, IndexKind: c.ref.IndexKind,
 			Span: metas[c.id].Span, LexRank: c.lexRank, LexScore: c.lexScore, VecRank: c.vecRank,
-			VecSim: c.vecSim, Exact: c.exact, Fused: c.fused,
+			VecSim: c.vecSim, Exact: c.exact, Defines: c.defines, Fused: c.fused,
 		})
 	}
 	return nil

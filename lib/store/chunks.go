@@ -493,6 +493,9 @@ type ChunkRef struct {
 	RelPath   string
 	DocType   string
 	IndexKind string
+	// Context is the chunk's context (the names code defines, the headings
+	// prose sits under).
+	Context string
 }
 
 // ChunkRefs returns refs for the live chunks among ids (deleted or unknown
@@ -502,7 +505,7 @@ func (s *Store) ChunkRefs(ctx context.Context, ids []int64) (map[int64]ChunkRef,
 	for len(ids) > 0 {
 		n := min(len(ids), 500)
 		in, args := inList(ids[:n])
-		rows, err := s.rd.QueryContext(ctx, `SELECT c.chunk_id, d.rel_path, d.doc_type, c.index_kind
+		rows, err := s.rd.QueryContext(ctx, `SELECT c.chunk_id, d.rel_path, d.doc_type, c.index_kind, c.context
 FROM chunks c JOIN documents d ON d.doc_id = c.doc_id
 WHERE c.chunk_id IN (`+in+`) AND c.deleted = 0 AND d.deleted = 0`, args...)
 		if err != nil {
@@ -511,7 +514,7 @@ WHERE c.chunk_id IN (`+in+`) AND c.deleted = 0 AND d.deleted = 0`, args...)
 		for rows.Next() {
 			var id int64
 			var r ChunkRef
-			if err := rows.Scan(&id, &r.RelPath, &r.DocType, &r.IndexKind); err != nil {
+			if err := rows.Scan(&id, &r.RelPath, &r.DocType, &r.IndexKind, &r.Context); err != nil {
 				rows.Close()
 				return nil, wrapRead(err, "read chunks")
 			}
