@@ -33,6 +33,27 @@ var defPatterns = []*regexp.Regexp{
 var notNames = map[string]bool{
 	"if": true, "for": true, "while": true, "switch": true, "return": true, "catch": true,
 	"sizeof": true, "else": true, "new": true, "throw": true, "elif": true, "await": true, "typeof": true,
+	"case": true, "yield": true, "delete": true, "raise": true, "assert": true, "del": true, "print": true,
+	"echo": true, "goto": true, "do": true, "with": true, "lambda": true, "not": true, "and": true, "or": true,
+	"in": true, "of": true, "then": true, "try": true, "except": true, "finally": true, "defer": true, "go": true,
+}
+
+// DefinedName returns the name a line of code defines ("" for none), by
+// the common definition shapes of many languages: "func (r *T) Next(" →
+// Next, "pub fn read_frame(" → read_frame, "class Executor:" → Executor.
+func DefinedName(line string) string {
+	if len(line) > 400 || strings.TrimSpace(line) == "" {
+		return ""
+	}
+	if f := strings.Fields(line); notNames[strings.TrimRight(f[0], "(:;")] {
+		return "" // a statement: "return rmtree(x)", "if (ok)"
+	}
+	for _, re := range defPatterns {
+		if m := re.FindStringSubmatch(line); m != nil && !notNames[m[1]] {
+			return m[1]
+		}
+	}
+	return ""
 }
 
 // definedNames returns the distinct names lines [s, e) define, in order,
@@ -41,25 +62,18 @@ func (x *lineIndex) definedNames(s, e int) string {
 	var b strings.Builder
 	seen := map[string]bool{}
 	for i := s; i < e && i < x.n(); i++ {
-		l := x.line(i)
-		if len(l) > 400 || strings.TrimSpace(l) == "" {
+		name := DefinedName(x.line(i))
+		if name == "" || seen[name] {
 			continue
 		}
-		for _, re := range defPatterns {
-			m := re.FindStringSubmatch(l)
-			if m == nil || notNames[m[1]] || seen[m[1]] {
-				continue
-			}
-			if b.Len()+len(m[1])+1 > maxContext {
-				return b.String()
-			}
-			seen[m[1]] = true
-			if b.Len() > 0 {
-				b.WriteByte(' ')
-			}
-			b.WriteString(m[1])
+		if b.Len()+len(name)+1 > maxContext {
 			break
 		}
+		seen[name] = true
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(name)
 	}
 	return b.String()
 }

@@ -23,6 +23,9 @@ func TestDefinedNames(t *testing.T) {
 		"CREATE OR REPLACE FUNCTION audit_log() RETURNS trigger":  "audit_log",
 		"  if (x > 0) {":                                          "",
 		"  return foo(bar);":                                      "",
+		"    return rmtree(x) or rmtree(y)":                       "",
+		"  else if (parse_header(buf, n)) {":                      "",
+		"    defer cleanup(ctx)":                                  "",
 		"int printf(const char *fmt, ...);":                       "",
 	}
 	for line, want := range cases {

@@ -141,8 +141,11 @@ func (e *Engine) Search(ctx context.Context, req Request) (Result, error) {
 	} else {
 		close(vecDone)
 	}
+	var weight map[string]float64 // of query terms, for snippets
 	if req.Mode != ModeVector {
-		lex, err := e.Store.LexicalSearch(ctx, columns(req.In, e.lexicalMatch(ctx, q.Terms)), filter, store.DefaultFTSWeights, depth)
+		var match lexical.Expr
+		match, weight = e.lexicalMatch(ctx, q.Terms)
+		lex, err := e.Store.LexicalSearch(ctx, columns(req.In, match), filter, store.DefaultFTSWeights, depth)
 		if err != nil {
 			<-vecDone
 			return Result{}, err
@@ -244,7 +247,8 @@ func (e *Engine) Search(ctx context.Context, req Request) (Result, error) {
 			continue // deleted a moment ago
 		}
 		span, lines := m.Span, srcmap.Map(nil)
-		snippet, focused, srcLines := focus(m.Text, m.Span, m.Lines, q.TermSet())
+		spec := focusSpec{terms: q.TermSet(), weight: weight, name: q.Name, code: m.IndexKind == record.KindCode}
+		snippet, focused, srcLines := focus(m.Text, m.Span, m.Lines, spec)
 		if m.RepType == record.RepRawText {
 			// Only a raw_text chunk's lines are the file's lines; other
 			// representations keep their own span (page, time, whole doc).

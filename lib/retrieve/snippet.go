@@ -4,6 +4,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/dir2mcp/dir2mcp/lib/chunk"
 	"github.com/dir2mcp/dir2mcp/lib/lexical"
 	"github.com/dir2mcp/dir2mcp/lib/record"
 	"github.com/dir2mcp/dir2mcp/lib/srcmap"
@@ -15,12 +16,28 @@ const (
 	snippetChars = 800
 )
 
-// focus picks the window of at most snippetLines lines of a chunk that covers
-// the most distinct query terms, and returns it as the snippet with its own
-// line span, so a citation points at the lines that matter rather than the
-// whole chunk. Without any term match (a purely semantic hit) the snippet is
-// the chunk's beginning and the span the whole chunk. A snippet cut short
-// ends in "…".
+// focusSpec is what focus looks for in a chunk.
+type focusSpec struct {
+	terms lexical.TermSet
+	// weight of each term (its stem), e.g. its inverse document
+	// frequency; a term without one weighs 1.
+	weight map[string]float64
+	// name is the one name the query is (lexical.Query.Name), or "".
+	name string
+	// code: the chunk is source code.
+	code bool
+}
+
+// focus picks the window of at most snippetLines lines of a chunk that
+// covers the most query terms, rarer terms counting more, and returns it as
+// the snippet with its own line span, so a citation points at the lines that
+// matter rather than the whole chunk. When the query is one name, the line
+// defining it starts the window. In code, the span of a window inside a doc
+// comment reaches down to the declaration the comment documents, and the
+// span of a window inside a definition's body reaches up to its first line,
+// so the citation holds what the snippet is about. Without any term match (a
+// purely semantic hit) the snippet is the chunk's beginning and the span the
+// whole chunk. A snippet cut short ends in "…".
 //
 // src maps the chunk's lines to source lines when they are not the file's
 // (HTML; nil otherwise). The snippet is then the window quoted as it reads
@@ -28,7 +45,7 @@ const (
 // span is mapped through src, and the returned map holds the source lines
 // of each snippet line. With src nil, so is the returned map: snippet line
 // i is source line span.StartLine+i.
-func focus(text string, span record.Span, src srcmap.Map, want lexical.TermSet) (string, record.Span, srcmap.Map) {
+func focus(text string, span record.Span, src srcmap.Map, f focusSpec) (string, record.Span, srcmap.Map) {
 	lines := strings.Split(text, "\n")
 	if src != nil {
 		lines = strings.Split(src.Quote(text), "\n")
@@ -36,37 +53,40 @@ func focus(text string, span record.Span, src srcmap.Map, want lexical.TermSet) 
 	hits := make([]map[string]bool, len(lines))
 	any := false
 	for i, ln := range lines {
-		if c := want.Covered(ln); len(c) > 0 {
+		if c := f.terms.Covered(ln); len(c) > 0 {
 			hits[i] = c
 			any = true
 		}
 	}
-	if !any || span.Kind != record.SpanLines {
+	def := -1
+	if f.name != "" && f.code && src == nil {
+		for i, ln := range lines {
+			if chunk.DefinedName(ln) == f.name {
+				def = i
+				break
+			}
+		}
+	}
+	if (!any && def < 0) || span.Kind != record.SpanLines {
 		lo := 0
 		for src != nil && lo+1 < len(lines) && strings.TrimSpace(lines[lo]) == "" {
 			lo++ // a fence or a rule quotes as nothing
 		}
 		return clip(lines, lo, len(lines)), span, snippetMap(src, lo, len(lines))
 	}
-	bestLo, bestHi, bestCover, bestCount := 0, 1, -1, -1
-	for lo := 0; lo < len(lines); lo++ {
-		if hits[lo] == nil {
-			continue // windows start on a matching line
+	bestLo, bestHi := bestWindow(lines, hits, f.weight)
+	if def >= 0 {
+		// The definition with the doc comment right above it.
+		bestLo, bestHi = def, def+1
+		for bestLo > 0 && def-bestLo < snippetLines/2 && isComment(strings.TrimSpace(lines[bestLo-1])) {
+			bestLo--
 		}
-		cover := map[string]bool{}
-		count, chars := 0, 0
-		for hi := lo; hi < len(lines) && hi-lo < snippetLines; hi++ {
-			chars += len(lines[hi]) + 1
-			if chars > snippetChars && hi > lo {
-				break
-			}
-			for s := range hits[hi] {
-				cover[s] = true
-				count++
-			}
-			if len(cover) > bestCover || (len(cover) == bestCover && count > bestCount) {
-				bestLo, bestHi, bestCover, bestCount = lo, hi+1, len(cover), count
-			}
+		chars := 0
+		for i := bestLo; i < bestHi; i++ {
+			chars += len(lines[i]) + 1
+		}
+		for ; bestHi < len(lines) && bestHi-bestLo < snippetLines && chars+len(lines[bestHi]) < snippetChars; bestHi++ {
+			chars += len(lines[bestHi]) + 1
 		}
 	}
 	// Finish the sentence the window ends in, within the size limits.
@@ -80,18 +100,141 @@ func focus(text string, span record.Span, src srcmap.Map, want lexical.TermSet) 
 		bestHi++
 	}
 	// Give one line of context before the first match when it fits.
-	if bestLo > 0 && bestHi-bestLo < snippetLines && strings.TrimSpace(lines[bestLo-1]) != "" {
+	if def < 0 && bestLo > 0 && bestHi-bestLo < snippetLines && strings.TrimSpace(lines[bestLo-1]) != "" {
 		bestLo--
 	}
 	// Trim trailing blank lines.
 	for bestHi-1 > bestLo && strings.TrimSpace(lines[bestHi-1]) == "" {
 		bestHi--
 	}
+	spanLo, spanHi := bestLo, bestHi
+	if f.code && src == nil && def < 0 {
+		spanLo, spanHi = declarationBounds(lines, bestLo, bestHi)
+	}
 	if src != nil {
 		return clip(lines, bestLo, bestHi), src.Span(bestLo+1, bestHi), snippetMap(src, bestLo, bestHi)
 	}
-	sp := record.Lines(span.StartLine+bestLo, min(span.StartLine+bestHi-1, span.EndLine))
+	sp := record.Lines(span.StartLine+spanLo, min(span.StartLine+spanHi-1, span.EndLine))
 	return clip(lines, bestLo, bestHi), sp, nil
+}
+
+// bestWindow returns the window [lo, hi) of at most snippetLines lines and
+// snippetChars bytes, starting on a matching line, whose distinct terms
+// weigh the most (ties: more matches).
+func bestWindow(lines []string, hits []map[string]bool, weight map[string]float64) (int, int) {
+	w := func(t string) float64 {
+		if x, ok := weight[t]; ok {
+			return x
+		}
+		return 1
+	}
+	bestLo, bestHi, bestCover, bestCount := 0, 1, -1.0, -1
+	for lo := 0; lo < len(lines); lo++ {
+		if hits[lo] == nil {
+			continue // windows start on a matching line
+		}
+		cover := map[string]bool{}
+		weight, count, chars := 0.0, 0, 0
+		for hi := lo; hi < len(lines) && hi-lo < snippetLines; hi++ {
+			chars += len(lines[hi]) + 1
+			if chars > snippetChars && hi > lo {
+				break
+			}
+			for s := range hits[hi] {
+				if !cover[s] {
+					cover[s] = true
+					weight += w(s)
+				}
+				count++
+			}
+			if weight > bestCover+1e-9 || (weight > bestCover-1e-9 && count > bestCount) {
+				bestLo, bestHi, bestCover, bestCount = lo, hi+1, weight, count
+			}
+		}
+	}
+	return bestLo, bestHi
+}
+
+// Reach of declarationBounds, in lines.
+const (
+	docReach  = 30 // from a doc comment down to its declaration
+	bodyReach = 25 // from a body up to its definition line
+)
+
+// declarationBounds widens the window [lo, hi) of code lines to the
+// declaration it is about: a window in a comment block reaches down to the
+// code line right after the block (the declaration it documents); a window
+// in an indented body reaches up to the nearest less indented line that
+// defines a name. It returns the widened bounds.
+func declarationBounds(lines []string, lo, hi int) (int, int) {
+	comments, nonBlank := 0, 0
+	for i := lo; i < hi; i++ {
+		if t := strings.TrimSpace(lines[i]); t != "" {
+			nonBlank++
+			if isComment(t) {
+				comments++
+			}
+		}
+	}
+	if nonBlank > 0 && 2*comments >= nonBlank {
+		end := hi
+		for end < len(lines) && end-hi < docReach && isComment(strings.TrimSpace(lines[end])) {
+			end++
+		}
+		if end < len(lines) && end-hi < docReach && strings.TrimSpace(lines[end]) != "" {
+			return lo, end + 1
+		}
+		return lo, hi
+	}
+	first := lo
+	for first < hi && strings.TrimSpace(lines[first]) == "" {
+		first++
+	}
+	if first == hi || chunk.DefinedName(lines[first]) != "" {
+		return lo, hi
+	}
+	ind := indent(lines[first])
+	for i := first - 1; i >= 0 && first-i <= bodyReach; i-- {
+		t := strings.TrimSpace(lines[i])
+		if t == "" || isComment(t) {
+			continue
+		}
+		in := indent(lines[i])
+		if in < ind && chunk.DefinedName(lines[i]) != "" {
+			return i, hi
+		}
+		if in < ind {
+			ind = in // a less indented statement: keep looking for its definition
+		}
+	}
+	return lo, hi
+}
+
+// isComment reports whether a trimmed line is a comment line in one of the
+// common syntaxes (or a docstring delimiter).
+func isComment(t string) bool {
+	for _, p := range []string{"//", "#", "/*", "*", "--", ";", `"""`, "'''"} {
+		if strings.HasPrefix(t, p) {
+			return !strings.HasPrefix(t, "#include") && !strings.HasPrefix(t, "#define") && !strings.HasPrefix(t, "#[")
+		}
+	}
+	return false
+}
+
+// indent is the width of a line's leading whitespace (a tab counts 4).
+func indent(l string) int {
+	n := 0
+	for _, r := range l {
+		switch r {
+		case ' ':
+			n++
+		case '\t':
+			n += 4
+		default:
+			return n
+		}
+	}
+	return n
 }
 
 // snippetMap is the map of the snippet made of lines [lo, hi) (at most

@@ -2,6 +2,7 @@ package retrieve
 
 import (
 	"context"
+	"math"
 	"sort"
 	"sync"
 	"time"
@@ -46,14 +47,23 @@ const maxScoredShare = 0.3
 // part ORs every term that carries weight, so BM25 weighs all of them; when
 // the query has rarer terms, rows must also contain one of those (see
 // rowBudget): a row holding only common words is not worth scoring, and
-// scoring it is what makes an ORed query slow.
-func (e *Engine) lexicalMatch(ctx context.Context, terms []string) lexical.Expr {
+// scoring it is what makes an ORed query slow. It also returns each term's
+// weight for snippet focus, its inverse document frequency by stem (nil
+// for a one-term query).
+func (e *Engine) lexicalMatch(ctx context.Context, terms []string) (lexical.Expr, map[string]float64) {
 	if len(terms) <= 1 {
-		return lexical.AnyOf(terms)
+		return lexical.AnyOf(terms), nil
 	}
 	dfs, total, err := e.termStats(ctx, terms)
 	if err != nil {
-		return lexical.AnyOf(terms)
+		return lexical.AnyOf(terms), nil
+	}
+	weight := make(map[string]float64, len(terms))
+	for _, t := range terms {
+		idf := math.Log(1 + float64(total+1)/float64(dfs[t]+1))
+		if s := lexical.Stem(t); idf > weight[s] {
+			weight[s] = idf
+		}
 	}
 	scored := make([]string, 0, len(terms))
 	for _, t := range terms {
@@ -67,9 +77,9 @@ func (e *Engine) lexicalMatch(ctx context.Context, terms []string) lexical.Expr 
 	sel := selectTerms(terms, dfs)
 	all := lexical.AnyOf(scored)
 	if len(sel) == 0 || sameTerms(sel, scored) {
-		return all
+		return all, weight
 	}
-	return lexical.Both(lexical.AnyOf(sel), all)
+	return lexical.Both(lexical.AnyOf(sel), all), weight
 }
 
 func sameTerms(a, b []string) bool {
