@@ -135,6 +135,13 @@ func orNone(n int) int {
 	return n
 }
 
+// RawTextHash is the rep_hash the indexer gives a raw_text representation
+// holding text for docType under cfg's chunking: the same hash means the
+// same text, so a reader can check text rebuilt from the stored chunks.
+func RawTextHash(cfg *config.Config, docType, text string) string {
+	return repHash(docType, cfg.Chunking, text)
+}
+
 func repHash(docType string, ch config.ChunkingConfig, text string) string {
 	return contentHash(fmt.Sprintf("%s\x00%s\x00%d/%d/%d/%d/%d\x00", extractorVersion, docType,
 		ch.MaxChars, ch.OverlapChars, ch.MinChars, ch.Code.MaxLines, ch.Code.OverlapLines), text)
