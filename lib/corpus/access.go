@@ -42,7 +42,8 @@ var securityCodes = []string{string(errcode.SecretExcluded), string(errcode.Path
 // Check runs a client path through root confinement and the exclusion
 // engine: outside the root → PATH_OUTSIDE_ROOT; a missing file →
 // FILE_NOT_FOUND; the state directory, the config file or an excluded
-// path → FORBIDDEN. It returns the canonical rel_path.
+// path → FORBIDDEN, for the path as given and for what it resolves to (a
+// symlink to .env is .env). It returns the canonical rel_path.
 func (a *Access) Check(rel string) (string, error) {
 	clean, err := rootfs.Clean(rel)
 	if err != nil {
@@ -55,11 +56,17 @@ func (a *Access) Check(rel string) (string, error) {
 	if st := a.StateDir; abs == st || strings.HasPrefix(abs, st+string(filepath.Separator)) {
 		return "", errcode.FieldError(errcode.Forbidden, "rel_path", "%s is inside the dir2mcp state directory and is never served", clean)
 	}
-	if clean == config.DefaultFileName {
-		return "", errcode.FieldError(errcode.Forbidden, "rel_path", "%s is dir2mcp's config file, which may hold credentials, and is never served", clean)
+	names := []string{clean}
+	if target, ok := a.Root.Rel(abs); ok && target != clean {
+		names = append(names, target)
 	}
-	if err := a.excluded(clean, clean); err != nil {
-		return "", err
+	for _, n := range names {
+		if n == config.DefaultFileName {
+			return "", errcode.FieldError(errcode.Forbidden, "rel_path", "%s is dir2mcp's config file, which may hold credentials, and is never served", clean)
+		}
+		if err := a.excluded(n, clean); err != nil {
+			return "", err
+		}
 	}
 	return clean, nil
 }

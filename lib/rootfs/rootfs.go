@@ -102,6 +102,18 @@ func (r *Root) Resolve(rel string) (string, error) {
 	return real, nil
 }
 
+// Rel returns the slash-separated path, relative to the root, of abs, a
+// path Resolve returned (symlinks resolved); ok is false for the root
+// itself or a path outside it.
+func (r *Root) Rel(abs string) (string, bool) {
+	for _, base := range []string{r.real, r.dir} {
+		if rel, err := filepath.Rel(base, abs); err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return filepath.ToSlash(rel), true
+		}
+	}
+	return "", false
+}
+
 func resolveLink(link, target string) string {
 	if filepath.IsAbs(target) {
 		return filepath.Clean(target)
