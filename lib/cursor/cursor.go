@@ -75,7 +75,7 @@ func (s *Signer) Open(tool string, args any, c string, pos any) error {
 	if len(c) > MaxLen {
 		return invalid("cursor is %d characters long; cursors are at most %d: pass next_cursor from a previous result unchanged", len(c), MaxLen)
 	}
-	raw, err := base64.RawURLEncoding.DecodeString(c)
+	raw, err := base64.RawURLEncoding.Strict().DecodeString(c)
 	if err != nil || len(raw) <= macBytes {
 		return invalid("cursor is not a dir2mcp cursor (not the opaque next_cursor of a previous result)")
 	}

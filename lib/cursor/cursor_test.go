@@ -45,15 +45,16 @@ func TestCursorBindsToolArgsAndKey(t *testing.T) {
 		c    string
 		want string
 	}{
-		"payload byte flipped": {"dir2mcp.grep", a, flip(c, 10), "signature"},
-		"tag byte flipped":     {"dir2mcp.grep", a, flip(c, len(raw)-1), "signature"},
-		"truncated":            {"dir2mcp.grep", a, c[:len(c)-4], "signature"},
-		"other key":            {"dir2mcp.grep", a, mustIssue(t, New(key(1)), "dir2mcp.grep", a), "signature"},
-		"other tool":           {"dir2mcp.find", a, c, "issued by dir2mcp.grep"},
-		"other arguments":      {"dir2mcp.grep", args{Pattern: "func main", Glob: "*.md"}, c, "other arguments"},
-		"not base64":           {"dir2mcp.grep", a, "%%%", "not a dir2mcp cursor"},
-		"empty":                {"dir2mcp.grep", a, "", "not a dir2mcp cursor"},
-		"huge":                 {"dir2mcp.grep", a, strings.Repeat("A", MaxLen+1), "at most"},
+		"payload byte flipped":   {"dir2mcp.grep", a, flip(c, 10), "signature"},
+		"tag byte flipped":       {"dir2mcp.grep", a, flip(c, len(raw)-1), "signature"},
+		"truncated":              {"dir2mcp.grep", a, c[:len(c)-4], "cursor"},
+		"other key":              {"dir2mcp.grep", a, mustIssue(t, New(key(1)), "dir2mcp.grep", a), "signature"},
+		"other tool":             {"dir2mcp.find", a, c, "issued by dir2mcp.grep"},
+		"other arguments":        {"dir2mcp.grep", args{Pattern: "func main", Glob: "*.md"}, c, "other arguments"},
+		"not base64":             {"dir2mcp.grep", a, "%%%", "not a dir2mcp cursor"},
+		"empty":                  {"dir2mcp.grep", a, "", "not a dir2mcp cursor"},
+		"huge":                   {"dir2mcp.grep", a, strings.Repeat("A", MaxLen+1), "at most"},
+		"last character changed": {"dir2mcp.grep", a, lastCharPlusOne(c), "cursor"},
 	} {
 		err := s.Open(tc.tool, tc.args, tc.c, &p)
 		e := errcode.As(err)
@@ -70,4 +71,12 @@ func mustIssue(t *testing.T, s *Signer, tool string, a any) string {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// lastCharPlusOne flips the low bit of the last base64 character: data,
+// or unused bits that a lax decoder would ignore.
+func lastCharPlusOne(c string) string {
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+	i := strings.IndexByte(alphabet, c[len(c)-1])
+	return c[:len(c)-1] + string(alphabet[i^1])
 }

@@ -26,8 +26,10 @@ type Match struct {
 	Cols [][2]int
 	// Cut: the line was too long for the pattern and was matched in pieces.
 	Cut bool
-	// Before and After are up to Query.Context lines around the match.
-	Before, After []string
+	// Before and After are up to Query.Context lines around the match,
+	// cited at BeforeLocs and AfterLocs.
+	Before, After         []string
+	BeforeLocs, AfterLocs []Location
 }
 
 // Query is one search.
@@ -122,6 +124,12 @@ func (ix *Index) scanDoc(d *Doc, t *Text, from int, q Query, interrupted func() 
 		m := Match{Doc: d, Line: line, Loc: t.locate(line), Start: start, Text: body[start:end], Cols: cols, Cut: cut}
 		if q.Context > 0 {
 			m.Before, m.After = around(body, start, end, q.Context)
+			for i := range m.Before {
+				m.BeforeLocs = append(m.BeforeLocs, t.locate(line-len(m.Before)+i))
+			}
+			for i := range m.After {
+				m.AfterLocs = append(m.AfterLocs, t.locate(line+1+i))
+			}
 		}
 		return q.Accept(m)
 	}, interrupted)

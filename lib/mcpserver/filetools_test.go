@@ -289,4 +289,28 @@ func TestSearchPagesAndBudgets(t *testing.T) {
 	if !cut.Truncated || cut.OmittedHits == 0 || len(cut.Hits) == 0 || cut.NextCursor == "" {
 		t.Errorf("max_tokens: %d hits, omitted %d", len(cut.Hits), cut.OmittedHits)
 	}
+	// A best hit over the budget on its own is clipped, and says so.
+	var whole, clipped page
+	f.checked(schemas, searchTool, map[string]any{"query": "vault code", "k": 1}, &whole)
+	f.checked(schemas, searchTool, map[string]any{"query": "vault code", "k": 1, "max_tokens": 50}, &clipped)
+	if len(whole.Hits) != 1 || len(clipped.Hits) != 1 || whole.Truncated || !clipped.Truncated ||
+		tokens(clipped.Hits[0].Snippet)+tokens("digital.pdf")+hitOverhead > 50 ||
+		len(clipped.Hits[0].Snippet) >= len(whole.Hits[0].Snippet) || !strings.HasPrefix(whole.Hits[0].Snippet, clipped.Hits[0].Snippet) {
+		t.Errorf("clipped hit: %q (truncated %v) of %q", clipped.Hits[0].Snippet, clipped.Truncated, whole.Hits[0].Snippet)
+	}
+}
+
+func TestClipTokens(t *testing.T) {
+	text := strings.Repeat("alpha beta gamma delta\n", 20)
+	got, cut := clipTokens(text, 20)
+	if !cut || tokens(got) > 20 || !strings.HasPrefix(text, got) || strings.HasSuffix(got, "\n") {
+		t.Errorf("clipTokens lines: %q %v", got, cut)
+	}
+	if got, cut := clipTokens("short", 20); cut || got != "short" {
+		t.Errorf("under the budget: %q %v", got, cut)
+	}
+	long := strings.Repeat("x", 1000)
+	if got, cut := clipTokens(long, 10); !cut || len(got) != 10*charsPerToken {
+		t.Errorf("one long line: %d bytes %v", len(got), cut)
+	}
 }

@@ -77,6 +77,8 @@ type grepMatch struct {
 	Cut    bool     `json:"cut,omitempty"`
 	Before []string `json:"before,omitempty"`
 	After  []string `json:"after,omitempty"`
+	// where the context lines are, for the text summary
+	beforeAt, afterAt []grep.Location
 }
 
 type grepResult struct {
@@ -131,10 +133,18 @@ func (s *Server) grep(ctx context.Context, a *args) (toolOut, error) {
 				return false
 			}
 			gm := grepEntry(x)
-			cost := tokens(gm.Text) + tokens(strings.Join(gm.Before, "\n")) + tokens(strings.Join(gm.After, "\n")) + tokens(gm.RelPath) + 8
-			if budget > 0 && used+cost > budget && len(res.Matches) > 0 {
-				res.TruncatedReason = cutMaxTokens
-				return false
+			cost := gm.cost()
+			if budget > 0 && used+cost > budget {
+				if len(res.Matches) > 0 {
+					res.TruncatedReason = cutMaxTokens
+					return false
+				}
+				// The first line alone is over: without context, clipped.
+				gm.Before, gm.After, gm.beforeAt, gm.afterAt = nil, nil, nil, nil
+				if t, cut := clipTokens(gm.Text, budget-tokens(gm.RelPath)-matchOverhead); cut {
+					gm.Text, gm.Clipped = t, true
+				}
+				cost = gm.cost()
 			}
 			used += cost
 			if len(files) == 0 || files[len(files)-1] != gm.RelPath {
@@ -164,10 +174,20 @@ func (s *Server) grep(ctx context.Context, a *args) (toolOut, error) {
 	return toolOut{out: res, summary: grepSummary(res, limit), files: files}, nil
 }
 
+// matchOverhead is the estimated tokens of a match's fields besides its
+// lines and path.
+const matchOverhead = 8
+
+// cost estimates the tokens of m in a result.
+func (m grepMatch) cost() int {
+	return tokens(m.Text) + tokens(strings.Join(m.Before, "\n")) + tokens(strings.Join(m.After, "\n")) + tokens(m.RelPath) + matchOverhead
+}
+
 // grepEntry shapes a match for the result: the line clipped around its
 // first match, the citation of its position.
 func grepEntry(x grep.Match) grepMatch {
-	gm := grepMatch{RelPath: x.Doc.RelPath, DocType: x.Doc.DocType, Line: x.Loc.Line, Page: x.Loc.Page, Cut: x.Cut}
+	gm := grepMatch{RelPath: x.Doc.RelPath, DocType: x.Doc.DocType, Line: x.Loc.Line, Page: x.Loc.Page, Cut: x.Cut,
+		beforeAt: x.BeforeLocs, afterAt: x.AfterLocs}
 	if x.Loc.Span.Kind != "" {
 		sp := x.Loc.Span
 		gm.Span = &sp
@@ -254,12 +274,12 @@ func grepSummary(res grepResult, limit int) string {
 		fmt.Fprintf(&b, "%d matching line(s) in %d file(s) for %q (%d files searched):\n", len(res.Matches), res.FilesMatched, res.Pattern, res.FilesSearched)
 	}
 	for _, m := range res.Matches {
-		for _, l := range m.Before {
-			fmt.Fprintf(&b, "%s-  %s\n", grepWhere(m), l)
+		for i, l := range m.Before {
+			fmt.Fprintf(&b, "%s-  %s\n", grepWhere(m.RelPath, m.beforeAt[i]), l)
 		}
-		fmt.Fprintf(&b, "%s:  %s\n", grepWhere(m), m.Text)
-		for _, l := range m.After {
-			fmt.Fprintf(&b, "%s-  %s\n", grepWhere(m), l)
+		fmt.Fprintf(&b, "%s:  %s\n", grepWhere(m.RelPath, grep.Location{Line: m.Line, Page: m.Page, Span: spanOf(m.Span)}), m.Text)
+		for i, l := range m.After {
+			fmt.Fprintf(&b, "%s-  %s\n", grepWhere(m.RelPath, m.afterAt[i]), l)
 		}
 	}
 	switch res.TruncatedReason {
@@ -276,16 +296,23 @@ func grepSummary(res grepResult, limit int) string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
-// grepWhere is a match's position: path:line, path#p=N:line or the time
+// grepWhere is a line's position: path:line, path#p=N:line or the time
 // citation.
-func grepWhere(m grepMatch) string {
+func grepWhere(rel string, l grep.Location) string {
 	switch {
-	case m.Span == nil:
-		return m.RelPath
-	case m.Span.Kind == record.SpanTime:
-		return retrieve.Cite(m.RelPath, *m.Span)
-	case m.Page > 0:
-		return fmt.Sprintf("%s#p=%d:%d", m.RelPath, m.Page, m.Line)
+	case l.Span.Kind == "":
+		return rel
+	case l.Span.Kind == record.SpanTime:
+		return retrieve.Cite(rel, l.Span)
+	case l.Page > 0:
+		return fmt.Sprintf("%s#p=%d:%d", rel, l.Page, l.Line)
 	}
-	return fmt.Sprintf("%s:%d", m.RelPath, m.Line)
+	return fmt.Sprintf("%s:%d", rel, l.Line)
+}
+
+func spanOf(sp *record.Span) record.Span {
+	if sp == nil {
+		return record.Span{}
+	}
+	return *sp
 }

@@ -33,7 +33,7 @@ var grepOutput = `{
       }
     },
     "files_matched": {"type": "integer"},
-    "files_searched": {"type": "integer", "description": "files the filters selected (most are ruled out without being scanned)"},
+    "files_searched": {"type": "integer", "description": "files this call searched: those the filters selected, up to where the page ended (most are ruled out by the index without being scanned)"},
     "truncated": {"type": "boolean", "description": "more matching lines may exist: continue with next_cursor"},
     "truncated_reason": {"type": "string", "enum": ["max_matches", "max_tokens", "time_budget"]},
     "next_cursor": CURSOR,

@@ -11,6 +11,10 @@ import (
 
 const searchTool = "dir2mcp.search"
 
+// hitOverhead is the estimated tokens of a hit's fields besides its
+// snippet and path.
+const hitOverhead = 12
+
 // searchResult is a page of search hits: retrieve's result, what
 // max_tokens cut, and the cursor to the next page.
 type searchResult struct {
@@ -47,8 +51,8 @@ func hitKey(h retrieve.Hit) uint32 {
 // a cursor's page ranks the hits shown so far plus k more (up to
 // retrieve.MaxPagedK) and returns the best k not shown yet, so no hit is
 // shown twice and none ranked above the page is skipped. max_tokens then
-// cuts hits from the end of the page (keeping at least one); those come
-// first on the next page.
+// cuts hits from the end of the page (those come first on the next page),
+// and clips the snippet of a first hit that alone is over it.
 func (s *Server) searchPage(ctx context.Context, a *args, req retrieve.Request) (searchResult, error) {
 	sa := searchArgs{Query: req.Query, Index: req.Index, Prefix: req.PathPrefix, Glob: req.FileGlob, DocTypes: req.DocTypes, In: req.In}
 	var pos searchPos
@@ -77,7 +81,7 @@ func (s *Server) searchPage(ctx context.Context, a *args, req retrieve.Request) 
 	if budget := a.integer("max_tokens"); budget > 0 {
 		used, keep := 0, 0
 		for _, h := range hits {
-			used += tokens(h.Snippet) + tokens(h.RelPath) + 12
+			used += tokens(h.Snippet) + tokens(h.RelPath) + hitOverhead
 			if used > budget && keep > 0 {
 				break
 			}
@@ -85,10 +89,13 @@ func (s *Server) searchPage(ctx context.Context, a *args, req retrieve.Request) 
 		}
 		out.OmittedHits = len(hits) - keep
 		hits = hits[:keep]
+		if len(hits) == 1 && used > budget { // the best hit alone is over: clip its snippet
+			hits[0].Snippet, out.Truncated = clipTokens(hits[0].Snippet, budget-tokens(hits[0].RelPath)-hitOverhead)
+		}
 	}
 	out.Hits = hits
 	out.K = k
-	out.Truncated = out.OmittedHits > 0
+	out.Truncated = out.Truncated || out.OmittedHits > 0
 	if (more || out.OmittedHits > 0) && len(hits) > 0 {
 		seen := slices.Clone(pos.Seen)
 		for _, h := range hits {
