@@ -273,13 +273,28 @@ func grepSummary(res grepResult, limit int) string {
 	} else {
 		fmt.Fprintf(&b, "%d matching line(s) in %d file(s) for %q (%d files searched):\n", len(res.Matches), res.FilesMatched, res.Pattern, res.FilesSearched)
 	}
+	// Context shared by nearby matches is printed once, and a matching
+	// line only as a match, as grep does.
+	where := func(m grepMatch) string {
+		return grepWhere(m.RelPath, grep.Location{Line: m.Line, Page: m.Page, Span: spanOf(m.Span)})
+	}
+	matched, printed := map[string]bool{}, map[string]bool{}
+	for _, m := range res.Matches {
+		matched[where(m)] = true
+	}
+	context := func(at string, l string) {
+		if !matched[at] && !printed[at] {
+			printed[at] = true
+			fmt.Fprintf(&b, "%s-  %s\n", at, l)
+		}
+	}
 	for _, m := range res.Matches {
 		for i, l := range m.Before {
-			fmt.Fprintf(&b, "%s-  %s\n", grepWhere(m.RelPath, m.beforeAt[i]), l)
+			context(grepWhere(m.RelPath, m.beforeAt[i]), l)
 		}
-		fmt.Fprintf(&b, "%s:  %s\n", grepWhere(m.RelPath, grep.Location{Line: m.Line, Page: m.Page, Span: spanOf(m.Span)}), m.Text)
+		fmt.Fprintf(&b, "%s:  %s\n", where(m), m.Text)
 		for i, l := range m.After {
-			fmt.Fprintf(&b, "%s-  %s\n", grepWhere(m.RelPath, m.afterAt[i]), l)
+			context(grepWhere(m.RelPath, m.afterAt[i]), l)
 		}
 	}
 	switch res.TruncatedReason {
