@@ -10,6 +10,8 @@ package corpus
 import (
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/dir2mcp/dir2mcp/lib/archive"
 	"github.com/dir2mcp/dir2mcp/lib/config"
@@ -30,6 +32,9 @@ type Access struct {
 	Store *store.Store
 	// Archives caps reading an archive member.
 	Archives archive.Limits
+
+	listable   sync.Map // rel_path → bool: not excluded by path
+	remembered atomic.Int64
 }
 
 // HiddenCodes are the document codes of files excluded for security:
@@ -91,16 +96,26 @@ func (a *Access) CheckSecret(rel string, content []byte) error {
 
 // Listable reports whether an indexed document may be named to clients
 // (as a resource): not excluded at indexing time (errorCode) nor by the
-// current path excludes.
+// current path excludes. Listings ask it of every document, so the
+// answer for a path is remembered (the excludes do not change while an
+// Access lives).
 func (a *Access) Listable(rel, errorCode string) bool {
 	switch errcode.Code(errorCode) {
 	case errcode.SecretExcluded, errcode.PathExcluded:
 		return false
 	}
-	if a.Exclude != nil {
-		if _, ok := a.Exclude.PathExcluded(rel); ok {
-			return false
-		}
+	if a.Exclude == nil {
+		return true
 	}
-	return true
+	if v, ok := a.listable.Load(rel); ok {
+		return v.(bool)
+	}
+	_, excluded := a.Exclude.PathExcluded(rel)
+	if a.remembered.Add(1) <= maxRemembered {
+		a.listable.Store(rel, !excluded)
+	}
+	return !excluded
 }
+
+// maxRemembered bounds the paths Listable remembers.
+const maxRemembered = 1 << 20

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -16,6 +17,9 @@ import (
 )
 
 const grepTool = "dir2mcp.grep"
+
+// grepSlots bounds the grep scans running at once.
+var grepSlots = make(chan struct{}, runtime.GOMAXPROCS(0))
 
 // Limits of grep results.
 const (
@@ -156,6 +160,15 @@ func (s *Server) grep(ctx context.Context, a *args) (toolOut, error) {
 	if s.grepIndex == nil {
 		return toolOut{}, errcode.New(errcode.IndexNotReady, "no index to search")
 	}
+	// One scan per CPU at a time: a costly pattern waits rather than
+	// starving every other call.
+	select {
+	case grepSlots <- struct{}{}:
+		defer func() { <-grepSlots }()
+	case <-ctx.Done():
+		return toolOut{}, ctx.Err()
+	}
+	deadline = time.Now().Add(grepTimeBudget)
 	r, err := s.grepIndex.Search(ctx, q)
 	if err != nil {
 		return toolOut{}, err

@@ -19,8 +19,13 @@ type DocQuery struct {
 	HideCodes []string
 }
 
+// listCols are the columns of a listing: Documents fills only RelPath,
+// DocType, SizeBytes, MtimeUnix, Status, ErrorCode, Error and Deleted.
+const listCols = `rel_path, doc_type, size_bytes, mtime_unix, status, COALESCE(error_code, ''), COALESCE(error, ''), deleted`
+
 // Documents returns the live documents matching q in rel_path order, those
-// keep accepts (nil keeps all), at most limit of them (0 = all).
+// keep accepts (nil keeps all), at most limit of them (0 = all), with
+// their listing fields (listCols).
 func (s *Store) Documents(ctx context.Context, q DocQuery, keep func(Doc) bool, limit int) ([]Doc, error) {
 	where := " WHERE deleted = 0"
 	var args []any
@@ -61,14 +66,15 @@ func (s *Store) Documents(ctx context.Context, q DocQuery, keep func(Doc) bool, 
 			args = append(args, c)
 		}
 	}
-	rows, err := s.rd.QueryContext(ctx, "SELECT "+docCols+" FROM documents"+where+" ORDER BY rel_path", args...)
+	rows, err := s.rd.QueryContext(ctx, "SELECT "+listCols+" FROM documents"+where+" ORDER BY rel_path", args...)
 	if err != nil {
 		return nil, wrapRead(err, "list documents")
 	}
 	defer rows.Close()
 	var out []Doc
 	for rows.Next() {
-		d, err := scanDoc(rows)
+		var d Doc
+		err := rows.Scan(&d.RelPath, &d.DocType, &d.SizeBytes, &d.MtimeUnix, &d.Status, &d.ErrorCode, &d.Error, &d.Deleted)
 		if err != nil {
 			return nil, wrapRead(err, "list documents")
 		}
