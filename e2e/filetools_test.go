@@ -51,6 +51,40 @@ func fileToolsCorpus(t *testing.T) (dir, outside string) {
 	return dir, outside
 }
 
+// allPages calls tool with args, then again with each next_cursor, and
+// returns every page.
+func allPages[T any](t *testing.T, c *mcp, tool string, args map[string]any, next func(T) string) []T {
+	t.Helper()
+	var out []T
+	for n := 0; ; n++ {
+		var p T
+		decode(t, c.tool(tool, args), &p)
+		out = append(out, p)
+		cur := next(p)
+		if cur == "" {
+			return out
+		}
+		if n == 100 {
+			t.Fatalf("%s %.60v: no last page after 100", tool, args)
+		}
+		args["cursor"] = cur
+	}
+}
+
+func (g grepResp) next() string { return g.NextCursor }
+
+// fileToolsServer runs `up` on fileToolsCorpus and waits for the index.
+func fileToolsServer(t *testing.T) (string, *proc, server, *mcp) {
+	t.Helper()
+	dir, _ := fileToolsCorpus(t)
+	p := start(t, "dir2mcp", nil, upArgs(dir)...)
+	srv := p.connect()
+	c := newMCP(t, srv)
+	c.initialize()
+	p.wait("index_complete", 90*time.Second)
+	return dir, p, srv, c
+}
+
 func decode(t *testing.T, r toolResult, out any) {
 	t.Helper()
 	if r.IsError {
@@ -105,12 +139,7 @@ func leaks(t *testing.T, what string, r toolResult, token string, args map[strin
 }
 
 func TestGrepOverMCP(t *testing.T) {
-	dir, _ := fileToolsCorpus(t)
-	p := start(t, "dir2mcp", nil, upArgs(dir)...)
-	srv := p.connect()
-	c := newMCP(t, srv)
-	c.initialize()
-	p.wait("index_complete", 90*time.Second)
+	dir, _, srv, c := fileToolsServer(t)
 
 	// Every line grep -n would print for a file, with the file's line numbers.
 	var g grepResp
@@ -179,12 +208,9 @@ func TestGrepOverMCP(t *testing.T) {
 		}
 	}
 	for _, pat := range []string{`(a*)*b`, `(a|aa)*c$`, `(x+x+)+y`, strings.Join(alts, "|"), `[a-c]{1,200}b`} {
-		args := map[string]any{"pattern": pat}
 		lines := 0
 		began := time.Now()
-		for page := 0; ; page++ {
-			var gr grepResp
-			decode(t, c.tool("dir2mcp.grep", args), &gr)
+		for _, gr := range allPages(t, c, "dir2mcp.grep", map[string]any{"pattern": pat}, grepResp.next) {
 			for _, m := range gr.Matches {
 				if m.RelPath == "notes/long.txt" {
 					lines++
@@ -193,13 +219,6 @@ func TestGrepOverMCP(t *testing.T) {
 					}
 				}
 			}
-			if gr.NextCursor == "" {
-				break
-			}
-			if page > 50 {
-				t.Fatalf("%.30s: no end after 50 pages", pat)
-			}
-			args["cursor"] = gr.NextCursor
 		}
 		if wantLines := map[string]int{`(a*)*b`: 1, `[a-c]{1,200}b`: 1}[pat]; lines != wantLines {
 			t.Errorf("%.30s: %d matching lines in long.txt, want %d", pat, lines, wantLines)
@@ -214,23 +233,18 @@ func TestGrepOverMCP(t *testing.T) {
 	// arguments.
 	var all grepResp
 	decode(t, c.tool("dir2mcp.grep", map[string]any{"pattern": "(?i)ledger", "max_matches": 1000}), &all)
-	args := map[string]any{"pattern": "(?i)ledger", "max_matches": 2}
 	var paged []string
 	var cursors []string
-	for {
-		var gr grepResp
-		decode(t, c.tool("dir2mcp.grep", args), &gr)
+	for _, gr := range allPages(t, c, "dir2mcp.grep", map[string]any{"pattern": "(?i)ledger", "max_matches": 2}, grepResp.next) {
 		for _, m := range gr.Matches {
 			paged = append(paged, fmt.Sprintf("%s:%d", m.RelPath, m.Line))
 		}
-		if gr.NextCursor == "" {
-			break
+		if gr.NextCursor != "" {
+			if !gr.Truncated || gr.TruncatedReason != "max_matches" {
+				t.Fatalf("page with a cursor: %+v", gr)
+			}
+			cursors = append(cursors, gr.NextCursor)
 		}
-		if !gr.Truncated || gr.TruncatedReason != "max_matches" {
-			t.Fatalf("page with a cursor: %+v", gr)
-		}
-		cursors = append(cursors, gr.NextCursor)
-		args["cursor"] = gr.NextCursor
 	}
 	var one []string
 	for _, m := range all.Matches {
@@ -308,12 +322,7 @@ func checkCursorTampering(t *testing.T, c *mcp, cur string) {
 }
 
 func TestExactReadsChecksumsAndFind(t *testing.T) {
-	dir, _ := fileToolsCorpus(t)
-	p := start(t, "dir2mcp", nil, upArgs(dir)...)
-	srv := p.connect()
-	c := newMCP(t, srv)
-	c.initialize()
-	p.wait("index_complete", 90*time.Second)
+	dir, p, srv, c := fileToolsServer(t)
 
 	blob, _ := os.ReadFile(filepath.Join(dir, "assets", "blob.bin"))
 	var o struct {
@@ -402,17 +411,10 @@ func TestExactReadsChecksumsAndFind(t *testing.T) {
 		}
 	}
 	var paged []string
-	args := map[string]any{"sort": "size", "order": "desc", "limit": 3}
-	for n := 0; ; n++ {
-		var f findResp
-		decode(t, c.tool("dir2mcp.find", args), &f)
+	for _, f := range allPages(t, c, "dir2mcp.find", map[string]any{"sort": "size", "order": "desc", "limit": 3}, func(f findResp) string { return f.NextCursor }) {
 		for _, e := range f.Files {
 			paged = append(paged, e.RelPath)
 		}
-		if f.NextCursor == "" || n > 100 {
-			break
-		}
-		args["cursor"] = f.NextCursor
 	}
 	var want []string
 	for _, f := range all.Files {
@@ -452,17 +454,10 @@ func TestExactReadsChecksumsAndFind(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "AAA-new.md"), "# added while paging\n")
 	p.wait("index_complete", 60*time.Second)
 	var rest []string
-	args = map[string]any{"limit": 3, "cursor": l1.NextCursor}
-	for n := 0; ; n++ {
-		var l listResp
-		decode(t, c.tool("dir2mcp.list_files", args), &l)
+	for _, l := range allPages(t, c, "dir2mcp.list_files", map[string]any{"limit": 3, "cursor": l1.NextCursor}, func(l listResp) string { return l.NextCursor }) {
 		for _, e := range l.Files {
 			rest = append(rest, e.RelPath)
 		}
-		if l.NextCursor == "" || n > 100 {
-			break
-		}
-		args["cursor"] = l.NextCursor
 	}
 	for _, f := range append(l1.Files, struct {
 		RelPath string `json:"rel_path"`

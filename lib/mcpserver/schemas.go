@@ -114,14 +114,7 @@ var listFilesOutput = `{
       "items": {
         "type": "object",
         "additionalProperties": false,
-        "properties": {
-          "rel_path": {"type": "string"},
-          "doc_type": {"type": "string"},
-          "size_bytes": {"type": "integer"},
-          "mtime_unix": {"type": "integer"},
-          "status": {"type": "string", "enum": ["ok", "skipped", "error"]},
-          "deleted": {"type": "boolean"},
-          "reason": {"type": "string", "description": "why a file is skipped or failed"}
+        "properties": {` + fileEntryProps + `
         },
         "required": ["rel_path", "doc_type", "size_bytes", "mtime_unix", "status", "deleted"]
       }

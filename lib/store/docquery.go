@@ -29,43 +29,22 @@ const listCols = `rel_path, doc_type, size_bytes, mtime_unix, status, COALESCE(e
 func (s *Store) Documents(ctx context.Context, q DocQuery, keep func(Doc) bool, limit int) ([]Doc, error) {
 	where := " WHERE deleted = 0"
 	var args []any
-	if q.PathPrefix != "" {
-		lo, hi := prefixRange(q.PathPrefix)
-		where += " AND rel_path >= ? AND rel_path < ?"
-		args = append(args, lo, hi)
-	}
-	if q.After != "" {
-		where += " AND rel_path > ?"
-		args = append(args, q.After)
-	}
-	if len(q.DocTypes) > 0 {
-		where += " AND doc_type IN (" + placeholders(len(q.DocTypes)) + ")"
-		for _, t := range q.DocTypes {
-			args = append(args, t)
+	// and adds a condition when it applies.
+	and := func(applies bool, cond string, vals ...any) {
+		if applies {
+			where += " AND " + cond
+			args = append(args, vals...)
 		}
 	}
-	if q.MinSize > 0 {
-		where += " AND size_bytes >= ?"
-		args = append(args, q.MinSize)
-	}
-	if q.MaxSize >= 0 {
-		where += " AND size_bytes <= ?"
-		args = append(args, q.MaxSize)
-	}
-	if q.ModifiedSince != 0 {
-		where += " AND mtime_unix >= ?"
-		args = append(args, q.ModifiedSince)
-	}
-	if q.ModifiedBefore != 0 {
-		where += " AND mtime_unix < ?"
-		args = append(args, q.ModifiedBefore)
-	}
-	if len(q.HideCodes) > 0 {
-		where += " AND COALESCE(error_code, '') NOT IN (" + placeholders(len(q.HideCodes)) + ")"
-		for _, c := range q.HideCodes {
-			args = append(args, c)
-		}
-	}
+	lo, hi := prefixRange(q.PathPrefix)
+	and(q.PathPrefix != "", "rel_path >= ? AND rel_path < ?", lo, hi)
+	and(q.After != "", "rel_path > ?", q.After)
+	and(len(q.DocTypes) > 0, "doc_type IN ("+placeholders(len(q.DocTypes))+")", strs(q.DocTypes)...)
+	and(q.MinSize > 0, "size_bytes >= ?", q.MinSize)
+	and(q.MaxSize >= 0, "size_bytes <= ?", q.MaxSize)
+	and(q.ModifiedSince != 0, "mtime_unix >= ?", q.ModifiedSince)
+	and(q.ModifiedBefore != 0, "mtime_unix < ?", q.ModifiedBefore)
+	and(len(q.HideCodes) > 0, "COALESCE(error_code, '') NOT IN ("+placeholders(len(q.HideCodes))+")", strs(q.HideCodes)...)
 	rows, err := s.rd.QueryContext(ctx, "SELECT "+listCols+" FROM documents"+where+" ORDER BY rel_path", args...)
 	if err != nil {
 		return nil, wrapRead(err, "list documents")
@@ -87,4 +66,13 @@ func (s *Store) Documents(ctx context.Context, q DocQuery, keep func(Doc) bool, 
 		}
 	}
 	return out, wrapRead(rows.Err(), "list documents")
+}
+
+// strs converts strings to query arguments.
+func strs(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, v := range ss {
+		out[i] = v
+	}
+	return out
 }
