@@ -18,15 +18,16 @@ import (
 	"sort"
 
 	"github.com/dir2mcp/dir2mcp/lib/record"
+	"github.com/dir2mcp/dir2mcp/lib/srcmap"
 )
 
 // Text is a document's searchable text and how its lines are cited. A
 // line is a "\n"-terminated segment of Body.
 type Text struct {
 	Body string
-	// LineMap maps body line i (0-based) to the 1-based file line it came
-	// from (HTML); nil means body line i is file line i+1.
-	LineMap []int
+	// Map says which file lines each body line came from (HTML); nil
+	// means body line i is file line i+1.
+	Map srcmap.Map
 	// PageStarts holds the first body line of each page (PDFs, images);
 	// nil means the text has no pages.
 	PageStarts []int
@@ -40,8 +41,9 @@ type Text struct {
 
 // Location is where a body line is cited.
 type Location struct {
-	// Line is the file line (text), the line within the page (pages) or
-	// the segment number (transcripts); 0 when uncited.
+	// Line is the file line (text; for HTML the first source line of the
+	// text), the line within the page (pages) or the segment number
+	// (transcripts); 0 when uncited.
 	Line int `json:"line,omitempty"`
 	// Page is the 1-based page, for paged documents.
 	Page int `json:"page,omitempty"`
@@ -63,12 +65,9 @@ func (t *Text) locate(i int) Location {
 		p := sort.SearchInts(t.PageStarts, i+1) - 1 // last page starting at or before i
 		p = max(p, 0)
 		return Location{Line: i - t.PageStarts[p] + 1, Page: p + 1, Span: record.Page(p + 1)}
-	case t.LineMap != nil:
-		n := i + 1
-		if i < len(t.LineMap) {
-			n = t.LineMap[i]
-		}
-		return Location{Line: n, Span: record.Lines(n, n)}
+	case t.Map != nil:
+		sp := t.Map.Span(i+1, i+1)
+		return Location{Line: sp.StartLine, Span: sp}
 	}
 	return Location{Line: i + 1, Span: record.Lines(i+1, i+1)}
 }

@@ -44,7 +44,7 @@ type Doc struct {
 
 // cost is what a resident document weighs against MaxResident.
 func (d *Doc) cost() int {
-	return len(d.text.Body) + 4*len(d.tris) + 8*len(d.text.LineMap) + 24*len(d.text.Times)
+	return len(d.text.Body) + 4*len(d.tris) + 24*len(d.text.Map) + 24*len(d.text.Times)
 }
 
 type snapshot struct {

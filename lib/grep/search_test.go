@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/dir2mcp/dir2mcp/lib/record"
+	"github.com/dir2mcp/dir2mcp/lib/srcmap"
 )
 
 // fakeSource serves texts from memory.
@@ -91,7 +92,7 @@ func collect(t *testing.T, ix *Index, m *Matcher, max, context int, interrupt fu
 func TestSearchPagesAndCites(t *testing.T) {
 	src := &fakeSource{gen: 1, texts: map[string]Text{
 		"a.go":     {Body: "x := 1\nfoo(x)\nbar\nfoo again\n"},
-		"b.html":   {Body: "Title\n\nfoo in html", LineMap: []int{3, 7, 9}},
+		"b.html":   {Body: "Title\n\nfoo in html", Map: srcmap.Map{{First: 3, Last: 3}, {First: 7, Last: 7}, {First: 9, Last: 10}}},
 		"c.pdf":    {Body: "p1 l1\nfoo p1 l2\nfoo p2 l1", PageStarts: []int{0, 2}},
 		"d.mp3":    {Body: "hello\nfoo said", Times: []record.Span{record.Time(0, 900), record.Time(1000, 2500)}},
 		"e.txt":    {Body: "nothing here"},
@@ -106,7 +107,7 @@ func TestSearchPagesAndCites(t *testing.T) {
 	}
 	for _, want := range []hit{
 		{"a.go", Location{Line: 2, Span: record.Lines(2, 2)}, "foo(x)"},
-		{"b.html", Location{Line: 9, Span: record.Lines(9, 9)}, "foo in html"},
+		{"b.html", Location{Line: 9, Span: record.Lines(9, 10)}, "foo in html"},
 		{"c.pdf", Location{Line: 2, Page: 1, Span: record.Page(1)}, "foo p1 l2"},
 		{"c.pdf", Location{Line: 1, Page: 2, Span: record.Page(2)}, "foo p2 l1"},
 		{"d.mp3", Location{Line: 2, Span: record.Time(1000, 2500)}, "foo said"},

@@ -152,7 +152,7 @@ func (s *StoreSource) readFile(ctx context.Context, r Ref) (Text, bool) {
 	if err != nil {
 		return Text{}, false
 	}
-	return Text{Body: strings.TrimSuffix(res.Text, "\n"), LineMap: res.LineMap}, true
+	return Text{Body: strings.TrimSuffix(res.Text, "\n"), Map: res.Map}, true
 }
 
 // storedText reads a stored representation: OCR pages (cited by page) or

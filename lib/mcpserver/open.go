@@ -101,11 +101,11 @@ func (s *Server) openFile(ctx context.Context, a *args) (toolOut, error) {
 	if err := s.access.CheckSecret(rel, data); err != nil {
 		return toolOut{}, err
 	}
-	txt, err := extract.RawText(data, record.DocText) // keep source lines even for HTML: citations use them
+	txt, err := extract.SourceText(data, docType) // the lines citations count, even for HTML
 	if err != nil {
 		return toolOut{}, err
 	}
-	lines := strings.Split(txt.Text, "\n")
+	lines := strings.Split(txt, "\n")
 	if n := len(lines); n > 0 && lines[n-1] == "" {
 		lines = lines[:n-1]
 	}
