@@ -1,0 +1,116 @@
+package main
+
+import (
+	"os"
+	"regexp"
+	"strings"
+
+	"github.com/dir2mcp/dir2mcp/lib/embed/local"
+)
+
+var (
+	rustDocLine = regexp.MustCompile(`^\s*///(?:[^/]|$)`)
+	rustItem    = regexp.MustCompile(`^(?:pub(?:\([^)]*\))?\s+)?(?:(?:const|async|unsafe|default|extern\s+"[^"]*")\s+)*(fn|struct|enum|trait|type|union|static|const|macro_rules!)\s*([A-Za-z_][A-Za-z0-9_]*)`)
+	rustImpl    = regexp.MustCompile(`^(?:unsafe\s+)?impl\b(?:<[^{]*?>)?\s+(?:[^{]*?\s+for\s+)?([A-Za-z_][A-Za-z0-9_]*)`)
+)
+
+// rustPairs returns the pairs of a crate directory: for each /// doc block
+// directly followed (past attributes) by an item, the block's first
+// sentence (masked; a method's type masked too) and the CodeText of the
+// comment-free item.
+func rustPairs(src source, dir string) ([]pair, error) {
+	files, err := sourceFiles(dir, src.skip, src.only, func(rel string) bool { return strings.HasSuffix(rel, ".rs") && rel != "build.rs" })
+	if err != nil {
+		return nil, err
+	}
+	var out []pair
+	seen := map[string]bool{}
+	for _, p := range files {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		if len(b) > maxSourceBytes {
+			continue
+		}
+		rel := relSlash(dir, p)
+		raw := strings.Split(string(b), "\n")
+		lines := strings.Split(stripCComments(string(b)), "\n")
+		impl := ""     // type of the impl block the line is in
+		implDepth := 0 // indentation of that impl line
+		for i := 0; i < len(raw); i++ {
+			if m := rustImpl.FindStringSubmatch(strings.TrimSpace(raw[i])); m != nil {
+				impl, implDepth = m[1], indent(raw[i])
+			} else if impl != "" && strings.TrimSpace(raw[i]) == "}" && indent(raw[i]) <= implDepth {
+				impl = ""
+			}
+			if !rustDocLine.MatchString(raw[i]) {
+				continue
+			}
+			start := i
+			for i < len(raw) && rustDocLine.MatchString(raw[i]) {
+				i++
+			}
+			doc := docLines(strings.Join(raw[start:i], "\n"), "///")
+			k := i
+			for k < len(raw) && (strings.TrimSpace(raw[k]) == "" || strings.HasPrefix(strings.TrimSpace(raw[k]), "#[")) {
+				k = skipAttribute(raw, k)
+			}
+			i = k - 1
+			if k >= len(raw) {
+				break
+			}
+			m := rustItem.FindStringSubmatch(strings.TrimSpace(raw[k]))
+			if m == nil {
+				continue
+			}
+			ident := m[2]
+			if m[1] == "fn" && impl != "" && indent(raw[k]) > implDepth {
+				ident = impl + "." + ident
+			}
+			doc = strings.Split(doc, "\n# ")[0]
+			q, ok := maskIdent(firstSentence(doc), ident)
+			if !ok || seen[q] {
+				continue
+			}
+			decl := braceBlock(lines, k, maxDeclLines)
+			code := capWords(local.CodeText(src.short+"/"+rel, decl), 300)
+			if len(strings.Fields(code)) < 2 {
+				continue
+			}
+			seen[q] = true
+			out = append(out, pair{Kind: "rs", Mod: src.name, File: rel, Ident: ident, Doc: q, Code: code, Original: firstSentence(doc), Raw: rawIf(src.raw, decl)})
+		}
+	}
+	return out, nil
+}
+
+// skipAttribute returns the line after the blank line or attribute
+// starting at line k (an attribute may span lines until its brackets
+// close).
+func skipAttribute(lines []string, k int) int {
+	depth := 0
+	for j := k; j < len(lines); j++ {
+		depth += strings.Count(lines[j], "[") - strings.Count(lines[j], "]")
+		if depth <= 0 {
+			return j + 1
+		}
+	}
+	return len(lines)
+}
+
+// indent is the width of a line's leading white space (a tab counts 4).
+func indent(l string) int {
+	n := 0
+	for _, c := range l {
+		switch c {
+		case ' ':
+			n++
+		case '\t':
+			n += 4
+		default:
+			return n
+		}
+	}
+	return n
+}
