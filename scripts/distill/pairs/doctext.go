@@ -2,9 +2,12 @@ package main
 
 import (
 	"io/fs"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/dir2mcp/dir2mcp/lib/embed/local"
 )
 
 var (
@@ -180,4 +183,50 @@ func rawIf(raw bool, code string) string {
 		return code
 	}
 	return ""
+}
+
+// readEach calls fn with the slash path relative to dir and the text of
+// each of files, in order, leaving out files over maxSourceBytes (bundles,
+// generated code).
+func readEach(files []string, dir string, fn func(rel, text string)) error {
+	for _, p := range files {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if len(b) <= maxSourceBytes {
+			fn(relSlash(dir, p), string(b))
+		}
+	}
+	return nil
+}
+
+// codePairs collects the code pairs of one source and kind, each doc
+// sentence once.
+type codePairs struct {
+	src  source
+	kind string
+	seen map[string]bool
+	out  []pair
+}
+
+func newCodePairs(src source, kind string) *codePairs {
+	return &codePairs{src: src, kind: kind, seen: map[string]bool{}}
+}
+
+// add adds the pair of doc comment text doc (its first sentence, ident
+// masked) and declaration decl (comment-free) of file rel, unless the
+// sentence is too short once masked, already taken, or decl has no words.
+func (c *codePairs) add(rel, ident, doc, decl string) {
+	orig := firstSentence(doc)
+	q, ok := maskIdent(orig, ident)
+	if !ok || c.seen[q] {
+		return
+	}
+	code := capWords(local.CodeText(c.src.short+"/"+rel, decl), 300)
+	if len(strings.Fields(code)) < 2 {
+		return
+	}
+	c.seen[q] = true
+	c.out = append(c.out, pair{Kind: c.kind, Mod: c.src.name, File: rel, Ident: ident, Doc: q, Code: code, Original: orig, Raw: rawIf(c.src.raw, decl)})
 }

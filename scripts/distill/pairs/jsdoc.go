@@ -1,12 +1,9 @@
 package main
 
 import (
-	"os"
 	"regexp"
 	"sort"
 	"strings"
-
-	"github.com/dir2mcp/dir2mcp/lib/embed/local"
 )
 
 // maxSourceBytes skips bundles and generated files: a hand-written source
@@ -66,18 +63,8 @@ func jsPairs(src source, dir string) ([]pair, error) {
 		return nil, err
 	}
 	sort.SliceStable(files, func(i, j int) bool { return jsRank(files[i]) < jsRank(files[j]) })
-	var out []pair
-	seen := map[string]bool{}
-	for _, p := range files {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return nil, err
-		}
-		if len(b) > maxSourceBytes {
-			continue
-		}
-		text := string(b)
-		rel := relSlash(dir, p)
+	c := newCodePairs(src, "js")
+	err = readEach(files, dir, func(rel, text string) {
 		lines := strings.Split(stripCComments(text), "\n")
 		for _, m := range jsDocBlock.FindAllStringSubmatchIndex(text, -1) {
 			body := text[m[2]:m[3]]
@@ -96,20 +83,10 @@ func jsPairs(src source, dir string) ([]pair, error) {
 			if loc := jsTag.FindStringIndex(doc); loc != nil {
 				doc = doc[:loc[0]]
 			}
-			q, ok := maskIdent(firstSentence(doc), ident)
-			if !ok || seen[q] {
-				continue
-			}
-			decl := braceBlock(lines, line, maxDeclLines)
-			code := capWords(local.CodeText(src.short+"/"+rel, decl), 300)
-			if len(strings.Fields(code)) < 2 {
-				continue
-			}
-			seen[q] = true
-			out = append(out, pair{Kind: "js", Mod: src.name, File: rel, Ident: ident, Doc: q, Code: code, Original: firstSentence(doc), Raw: rawIf(src.raw, decl)})
+			c.add(rel, ident, doc, braceBlock(lines, line, maxDeclLines))
 		}
-	}
-	return out, nil
+	})
+	return c.out, err
 }
 
 // jsDeclAfter finds the declaration at or after line i (past blank and

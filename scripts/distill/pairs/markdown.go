@@ -2,7 +2,6 @@ package main
 
 import (
 	"hash/fnv"
-	"os"
 	"regexp"
 	"strings"
 	"unicode"
@@ -50,16 +49,8 @@ func mdPairs(src source, dir string) ([]pair, error) {
 		return nil, err
 	}
 	var out []pair
-	for _, p := range files {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return nil, err
-		}
-		if len(b) > maxSourceBytes {
-			continue
-		}
-		rel := relSlash(dir, p)
-		for _, s := range mdSections(string(b)) {
+	err = readEach(files, dir, func(rel, text string) {
+		for _, s := range mdSections(text) {
 			body := sectionText(s.body)
 			head := cleanHeading(s.heading)
 			if head == "" || body == "" {
@@ -76,8 +67,8 @@ func mdPairs(src source, dir string) ([]pair, error) {
 			}
 			out = append(out, pr)
 		}
-	}
-	return out, nil
+	})
+	return out, err
 }
 
 // section is a heading (or FAQ question) and the lines under it up to the

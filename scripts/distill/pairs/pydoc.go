@@ -1,11 +1,8 @@
 package main
 
 import (
-	"os"
 	"regexp"
 	"strings"
-
-	"github.com/dir2mcp/dir2mcp/lib/embed/local"
 )
 
 var (
@@ -26,18 +23,9 @@ func pyPairs(src source, dir string) ([]pair, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []pair
-	seen := map[string]bool{}
-	for _, p := range files {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return nil, err
-		}
-		if len(b) > maxSourceBytes {
-			continue
-		}
-		rel := relSlash(dir, p)
-		lines := strings.Split(string(b), "\n")
+	c := newCodePairs(src, "py")
+	err = readEach(files, dir, func(rel, text string) {
+		lines := strings.Split(text, "\n")
 		type scope struct {
 			name   string
 			indent int
@@ -110,20 +98,10 @@ func pyPairs(src source, dir string) ([]pair, error) {
 				}
 				kept = append(kept, pyLineCmt.ReplaceAllString(l, ""))
 			}
-			q, ok := maskIdent(firstSentence(dedent(doc.String())), ident)
-			if !ok || seen[q] {
-				continue
-			}
-			decl := pyDocBody.ReplaceAllString(strings.Join(kept, "\n"), " ")
-			ct := capWords(local.CodeText(src.short+"/"+rel, decl), 300)
-			if len(strings.Fields(ct)) < 2 {
-				continue
-			}
-			seen[q] = true
-			out = append(out, pair{Kind: "py", Mod: src.name, File: rel, Ident: ident, Doc: q, Code: ct, Original: firstSentence(dedent(doc.String())), Raw: rawIf(src.raw, decl)})
+			c.add(rel, ident, dedent(doc.String()), pyDocBody.ReplaceAllString(strings.Join(kept, "\n"), " "))
 		}
-	}
-	return out, nil
+	})
+	return c.out, err
 }
 
 // dedent trims every line of a docstring.

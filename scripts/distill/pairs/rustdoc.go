@@ -1,11 +1,8 @@
 package main
 
 import (
-	"os"
 	"regexp"
 	"strings"
-
-	"github.com/dir2mcp/dir2mcp/lib/embed/local"
 )
 
 var (
@@ -23,19 +20,10 @@ func rustPairs(src source, dir string) ([]pair, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []pair
-	seen := map[string]bool{}
-	for _, p := range files {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return nil, err
-		}
-		if len(b) > maxSourceBytes {
-			continue
-		}
-		rel := relSlash(dir, p)
-		raw := strings.Split(string(b), "\n")
-		lines := strings.Split(stripCComments(string(b)), "\n")
+	c := newCodePairs(src, "rs")
+	err = readEach(files, dir, func(rel, text string) {
+		raw := strings.Split(text, "\n")
+		lines := strings.Split(stripCComments(text), "\n")
 		impl := ""     // type of the impl block the line is in
 		implDepth := 0 // indentation of that impl line
 		for i := 0; i < len(raw); i++ {
@@ -68,21 +56,10 @@ func rustPairs(src source, dir string) ([]pair, error) {
 			if m[1] == "fn" && impl != "" && indent(raw[k]) > implDepth {
 				ident = impl + "." + ident
 			}
-			doc = strings.Split(doc, "\n# ")[0]
-			q, ok := maskIdent(firstSentence(doc), ident)
-			if !ok || seen[q] {
-				continue
-			}
-			decl := braceBlock(lines, k, maxDeclLines)
-			code := capWords(local.CodeText(src.short+"/"+rel, decl), 300)
-			if len(strings.Fields(code)) < 2 {
-				continue
-			}
-			seen[q] = true
-			out = append(out, pair{Kind: "rs", Mod: src.name, File: rel, Ident: ident, Doc: q, Code: code, Original: firstSentence(doc), Raw: rawIf(src.raw, decl)})
+			c.add(rel, ident, strings.Split(doc, "\n# ")[0], braceBlock(lines, k, maxDeclLines))
 		}
-	}
-	return out, nil
+	})
+	return c.out, err
 }
 
 // skipAttribute returns the line after the blank line or attribute
