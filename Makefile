@@ -1,6 +1,11 @@
 # Every Go command needs the sqlite_fts5 tag (FTS5 says "no such module" without it).
 GO       ?= go
 TAGS     := sqlite_fts5
+# The release version (lib/version): VERSION, else the latest v* tag
+# (v1.2.0 → 1.2.0; commits since it add -N-g<hash>), else the default in
+# lib/version/version.go.
+VERSION  ?= $(shell git describe --tags --match 'v[0-9]*' --dirty 2>/dev/null | sed 's/^v//')
+LDFLAGS  := $(if $(VERSION),-ldflags "-X github.com/dir2mcp/dir2mcp/lib/version.Version=$(VERSION)")
 GOFLAGS  := -tags=$(TAGS)
 BIN      := bin
 CMDS     := dir2mcp dir2mcp-scan dir2mcp-extract dir2mcp-embed dir2mcp-serve
@@ -11,7 +16,7 @@ all: build
 
 build:
 	@mkdir -p $(BIN)
-	$(GO) build $(GOFLAGS) -o $(BIN)/ $(addprefix ./cmd/,$(CMDS))
+	$(GO) build $(GOFLAGS) $(LDFLAGS) -o $(BIN)/ $(addprefix ./cmd/,$(CMDS))
 
 # Build, then serve and index DIR (default: this directory) offline.
 DIR ?= .
@@ -64,10 +69,13 @@ bench: build
 	@echo "== PDF text-layer extraction (MB/s of PDF input)"
 	$(GO) test $(GOFLAGS) -run '^$$' -bench 'BenchmarkExtract' -benchtime 1s ./lib/pdf/ 2>&1 | grep -E '^Benchmark' || true
 	@echo "x402 gate on an ungated search (target: overhead-% and gate-% < 2):"
-	$(GO) test $(GOFLAGS) -run '^$$' -bench '^BenchmarkPaymentGateOverhead$$' -benchtime 5x ./lib/mcpserver 2>&1 | grep -E '^(Benchmark|FAIL)' || true
+	$(GO) test $(GOFLAGS) -run '^$$' -bench '^BenchmarkPaymentGateOverhead$$' -benchtime 5x ./lib/mcphttp 2>&1 | grep -E '^(Benchmark|FAIL)' || true
 	$(GO) run $(GOFLAGS) ./scripts/bench -bin $(BIN)
 
-# Retrieval quality on the gostd sets (indexes the Go standard library twice;
-# corpora and indexes are cached under $TMPDIR/dir2mcp-eval).
+# Retrieval quality on the public eval sets (testdata/eval/README.md): pinned
+# corpora (Go standard library, Debian docs and sources, npm packages, a Go
+# module) are downloaded and checked by sha256, materialised with masked
+# variants and indexed; downloads, corpora and indexes are cached under
+# $TMPDIR/dir2mcp-eval. EVALFLAGS passes flags, e.g. -corpus manpages -half tune.
 eval:
 	$(GO) run $(GOFLAGS) ./scripts/eval $(EVALFLAGS)

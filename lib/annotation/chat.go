@@ -7,15 +7,15 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/dir2mcp/dir2mcp/lib/chat"
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
-	"github.com/dir2mcp/dir2mcp/lib/provider"
 )
 
 // ChatAnnotator extracts structured data from text documents (code, notes,
 // transcripts, OCR text) with a chat model: the schema and the text go in
 // the prompt, and the reply must be one JSON object.
 type ChatAnnotator struct {
-	Chat     provider.Chatter
+	Chat     chat.Chatter
 	Name     string // provider name, e.g. "mistral"
 	ModelID  string // chat model
 	MaxChars int    // document text sent at most (default 60000)
@@ -59,7 +59,7 @@ func (a *ChatAnnotator) Annotate(ctx context.Context, req Request) (*Result, err
 		sys.WriteString("\n\nInstructions: " + p)
 	}
 	zero := 0.0
-	resp, err := a.Chat.Chat(ctx, provider.ChatRequest{Model: a.ModelID, Temperature: &zero, Messages: []provider.Message{
+	resp, err := a.Chat.Chat(ctx, chat.Request{Model: a.ModelID, Temperature: &zero, Messages: []chat.Message{
 		{Role: "system", Content: sys.String()},
 		{Role: "user", Content: "Document " + req.Document.Name + ":\n\n" + text},
 	}})

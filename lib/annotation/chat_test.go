@@ -5,19 +5,19 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dir2mcp/dir2mcp/lib/chat"
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
 	"github.com/dir2mcp/dir2mcp/lib/ocr"
-	"github.com/dir2mcp/dir2mcp/lib/provider"
 )
 
 type replyChat struct {
 	reply string
-	got   []provider.Message
+	got   []chat.Message
 }
 
-func (c *replyChat) Chat(_ context.Context, r provider.ChatRequest) (*provider.ChatResponse, error) {
+func (c *replyChat) Chat(_ context.Context, r chat.Request) (*chat.Response, error) {
 	c.got = r.Messages
-	return &provider.ChatResponse{Text: c.reply}, nil
+	return &chat.Response{Text: c.reply}, nil
 }
 
 func TestChatAnnotatorParsesFencedObject(t *testing.T) {

@@ -13,9 +13,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/dir2mcp/dir2mcp/lib/chat"
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
 	"github.com/dir2mcp/dir2mcp/lib/lexical"
-	"github.com/dir2mcp/dir2mcp/lib/provider"
 	"github.com/dir2mcp/dir2mcp/lib/record"
 	"github.com/dir2mcp/dir2mcp/lib/retrieve"
 )
@@ -25,6 +25,9 @@ const (
 	ModeAnswer     = "answer"
 	ModeSearchOnly = "search_only"
 )
+
+// Modes lists the modes of ask, the default first.
+var Modes = []string{ModeAnswer, ModeSearchOnly}
 
 // Kinds of answer.
 const (
@@ -56,7 +59,7 @@ type Asker struct {
 	// MaxContextChars bounds the text an answer draws on (rag.max_context_chars).
 	MaxContextChars int
 	// Chat generates answers; nil means extractive answers.
-	Chat provider.Chatter
+	Chat chat.Chatter
 	// ChatModel is the model Chat is asked for.
 	ChatModel string
 	// SystemPrompt opens every generation (rag.system_prompt).
@@ -144,7 +147,7 @@ func extractive(question string, hits []retrieve.Hit, budget int) (string, []Cit
 			}
 			continue
 		}
-		for _, s := range sentences(h.Snippet, h.Span) {
+		for _, s := range sentences(h) {
 			cov := len(terms.Covered(s.text))
 			if cov == 0 {
 				continue
@@ -193,16 +196,17 @@ func extractive(question string, hits []retrieve.Hit, budget int) (string, []Cit
 	return strings.TrimRight(b.String(), "\n"), cites
 }
 
-// sentences splits a text snippet into sentences with their line spans. A
-// sentence ends at ". ", "? ", "! ", a blank line, or before a heading or
-// list item.
-func sentences(snippet string, sp record.Span) []piece {
+// sentences splits a hit's text snippet into sentences with their line
+// spans (Hit.SnippetSpan). A sentence ends at ". ", "? ", "! ", a blank
+// line, or before a heading or list item.
+func sentences(h retrieve.Hit) []piece {
 	var out []piece
-	line, startLine := sp.StartLine, sp.StartLine
+	snippet := h.Snippet
+	line, startLine := 0, 0 // snippet lines
 	var cur strings.Builder
 	flush := func(end int) {
 		if t := strings.TrimSpace(cur.String()); len([]rune(t)) >= 12 {
-			out = append(out, piece{text: t, span: record.Lines(startLine, end)})
+			out = append(out, piece{text: t, span: h.SnippetSpan(startLine, end)})
 		}
 		cur.Reset()
 	}

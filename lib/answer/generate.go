@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/dir2mcp/dir2mcp/lib/provider"
+	"github.com/dir2mcp/dir2mcp/lib/chat"
 	"github.com/dir2mcp/dir2mcp/lib/retrieve"
 )
 
@@ -46,7 +46,7 @@ func (a *Asker) generate(ctx context.Context, question string, hits []retrieve.H
 		sys += "\n\n"
 	}
 	temp := 0.2
-	resp, err := a.Chat.Chat(ctx, provider.ChatRequest{Model: a.ChatModel, Temperature: &temp, Messages: []provider.Message{
+	resp, err := a.Chat.Chat(ctx, chat.Request{Model: a.ChatModel, Temperature: &temp, Messages: []chat.Message{
 		{Role: "system", Content: sys + instructions},
 		{Role: "user", Content: user.String()},
 	}})

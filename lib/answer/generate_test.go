@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dir2mcp/dir2mcp/lib/provider"
+	"github.com/dir2mcp/dir2mcp/lib/chat"
 	"github.com/dir2mcp/dir2mcp/lib/record"
 	"github.com/dir2mcp/dir2mcp/lib/retrieve"
 	"github.com/dir2mcp/dir2mcp/lib/store"
@@ -47,12 +47,12 @@ func TestCheckCitationsKeepsOnlyRealOnes(t *testing.T) {
 
 type recordingChat struct {
 	reply string
-	req   provider.ChatRequest
+	req   chat.Request
 }
 
-func (c *recordingChat) Chat(_ context.Context, r provider.ChatRequest) (*provider.ChatResponse, error) {
+func (c *recordingChat) Chat(_ context.Context, r chat.Request) (*chat.Response, error) {
 	c.req = r
-	return &provider.ChatResponse{Text: c.reply}, nil
+	return &chat.Response{Text: c.reply}, nil
 }
 
 func emptyStore(t *testing.T) *store.Store {

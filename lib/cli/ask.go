@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/dir2mcp/dir2mcp/lib/answer"
-	"github.com/dir2mcp/dir2mcp/lib/embed/catalog"
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
+	"github.com/dir2mcp/dir2mcp/lib/models/embedders"
 	"github.com/dir2mcp/dir2mcp/lib/retrieve"
 	ucli "github.com/urfave/cli/v3"
 )
@@ -43,7 +43,7 @@ func runAsk(ctx context.Context, cmd *ucli.Command) error {
 		return err
 	}
 	defer st.Close()
-	embs, err := catalog.Open(e.cfg)
+	embs, err := embedders.Open(e.cfg)
 	if err != nil {
 		return err
 	}

@@ -4,7 +4,7 @@ import (
 	"context"
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
 
-	"github.com/dir2mcp/dir2mcp/lib/embed/catalog"
+	"github.com/dir2mcp/dir2mcp/lib/models/embedders"
 	ucli "github.com/urfave/cli/v3"
 )
 
@@ -34,7 +34,7 @@ func runIndex(ctx context.Context, cmd *ucli.Command, full bool) error {
 		return err
 	}
 	defer st.Close()
-	embs, err := catalog.Open(e.cfg)
+	embs, err := embedders.Open(e.cfg)
 	if err != nil {
 		return err
 	}

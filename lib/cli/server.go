@@ -14,12 +14,13 @@ import (
 	"time"
 
 	"github.com/dir2mcp/dir2mcp/lib/config"
-	"github.com/dir2mcp/dir2mcp/lib/embed/catalog"
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
 	"github.com/dir2mcp/dir2mcp/lib/events"
 	"github.com/dir2mcp/dir2mcp/lib/exclude"
 	"github.com/dir2mcp/dir2mcp/lib/indexer"
+	"github.com/dir2mcp/dir2mcp/lib/mcphttp"
 	"github.com/dir2mcp/dir2mcp/lib/mcpserver"
+	"github.com/dir2mcp/dir2mcp/lib/models/embedders"
 	"github.com/dir2mcp/dir2mcp/lib/record"
 	"github.com/dir2mcp/dir2mcp/lib/retrieve"
 	"github.com/dir2mcp/dir2mcp/lib/state"
@@ -65,7 +66,7 @@ type service struct {
 	// HTTP only.
 	ln      net.Listener
 	http    *http.Server
-	handler *mcpserver.HTTPHandler
+	handler *mcphttp.Handler
 	url     string
 	token   state.Token
 
@@ -111,7 +112,7 @@ func startService(ctx context.Context, e *env, st *store.Store, status func(cont
 // open builds the retrieval engine and the MCP server.
 func (s *service) open(status func(context.Context) indexer.Status) error {
 	e, cfg := s.e, s.e.cfg
-	embs, err := catalog.Open(cfg)
+	embs, err := embedders.Open(cfg)
 	if err != nil {
 		return err
 	}
@@ -177,7 +178,7 @@ func (s *service) listen() error {
 		listen = net.JoinHostPort("0.0.0.0", port)
 	}
 	host, _, _ := net.SplitHostPort(listen)
-	if s.token.Value == "" && !mcpserver.IsLoopback(host) {
+	if s.token.Value == "" && !mcphttp.IsLoopback(host) {
 		return errcode.FieldError(errcode.ConfigInvalid, "security.auth.mode",
 			"--auth none is only allowed on a loopback address; %s is reachable from other machines (use a token)", listen)
 	}
@@ -197,12 +198,12 @@ func (s *service) listen() error {
 	}
 	s.url = fmt.Sprintf("%s://%s%s", scheme, net.JoinHostPort(urlHost, fmt.Sprint(addr.Port)), cfg.Server.MCPPath)
 	rl := cfg.Server.RateLimit
-	s.handler = s.mcp.Handler(mcpserver.HTTPOptions{
+	s.handler = mcphttp.New(s.mcp.MCP(), mcphttp.Options{
 		Path: cfg.Server.MCPPath, Token: s.token.Value, AllowedOrigins: cfg.Security.AllowedOrigins,
 		AllowedHosts:   allowedHosts(cfg),
 		SessionTimeout: cfg.Server.SessionInactivityTimeout.Std(), SessionMaxLifetime: cfg.Server.SessionMaxLifetime.Std(),
 		MaxBodyBytes: cfg.Server.MaxBodyBytes, RPS: rl.RPS, Burst: rl.Burst,
-		Logger: sdkLogger(e),
+		Payments: s.payments, Logger: serverLogger(e), SDKLogger: sdkLogger(e),
 	})
 	s.http = &http.Server{
 		Handler:           s.handler,

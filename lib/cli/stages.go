@@ -6,10 +6,10 @@ import (
 	"io"
 	"os"
 
-	"github.com/dir2mcp/dir2mcp/lib/embed/catalog"
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
 	"github.com/dir2mcp/dir2mcp/lib/events"
 	"github.com/dir2mcp/dir2mcp/lib/indexer"
+	"github.com/dir2mcp/dir2mcp/lib/models/embedders"
 	"github.com/dir2mcp/dir2mcp/lib/record"
 	"github.com/dir2mcp/dir2mcp/lib/state"
 	"github.com/dir2mcp/dir2mcp/lib/store"
@@ -109,33 +109,13 @@ func runExtract(ctx context.Context, cmd *ucli.Command) error {
 	prog := &indexer.Progress{}
 	x := &indexer.Extractor{Store: st, Config: e.cfg, Progress: prog, Events: e.ev, Media: media,
 		Out: func(c record.Chunk) error { return w.Write(c) }, Force: cmd.Bool("force") || changed}
-	docs := make(chan record.Document, 256)
-	readErr := make(chan error, 1)
-	go func() {
-		defer close(docs)
-		r := record.NewReader(os.Stdin, record.TypeDocument)
-		for {
-			d := record.NewDocument()
-			if err := r.Next(&d); err != nil {
-				if errors.Is(err, io.EOF) {
-					err = nil
-				}
-				readErr <- err
-				return
-			}
-			select {
-			case docs <- d:
-			case <-ctx.Done():
-				readErr <- ctx.Err()
-				return
-			}
-		}
-	}()
-	if err := x.Run(ctx, docs); err != nil {
-		return err
+	r := record.NewReader(os.Stdin, record.TypeDocument)
+	next := func() (record.Document, error) {
+		d := record.NewDocument()
+		return d, stdinErr(r.Next(&d))
 	}
-	if err := <-readErr; err != nil {
-		return errcode.Wrap(errcode.InvalidField, err, "stdin: %v", err)
+	if err := feed(ctx, next, x.Run); err != nil {
+		return err
 	}
 	if err := indexer.SavePolicy(ctx, st, e.cfg, media); err != nil {
 		return err
@@ -198,7 +178,7 @@ func runEmbed(ctx context.Context, cmd *ucli.Command) error {
 			e.ev.Emit(events.Info, record.EvEmbedProgress, map[string]any{"embedded_this_run": 0, "message": "embed: no chunk records on stdin"})
 			return nil
 		case err != nil:
-			return errcode.Wrap(errcode.InvalidField, err, "stdin: %v", err)
+			return stdinErr(err)
 		}
 		first = &c
 	}
@@ -207,7 +187,7 @@ func runEmbed(ctx context.Context, cmd *ucli.Command) error {
 		return err
 	}
 	defer st.Close()
-	embs, err := catalog.Open(e.cfg)
+	embs, err := embedders.Open(e.cfg)
 	if err != nil {
 		return err
 	}
@@ -217,27 +197,16 @@ func runEmbed(ctx context.Context, cmd *ucli.Command) error {
 	if input == "store" {
 		err = emb.Run(ctx, nil)
 	} else {
-		in := make(chan record.Chunk, 1024)
-		readErr := make(chan error, 1)
-		go func() {
-			defer close(in)
-			in <- *first
-			for {
-				c := record.NewChunk()
-				if err := rd.Next(&c); err != nil {
-					if errors.Is(err, io.EOF) {
-						err = nil
-					}
-					readErr <- err
-					return
-				}
-				in <- c
+		sent := false
+		next := func() (record.Chunk, error) {
+			if !sent {
+				sent = true
+				return *first, nil
 			}
-		}()
-		err = emb.RunRecords(ctx, in)
-		if rerr := <-readErr; err == nil && rerr != nil {
-			err = errcode.Wrap(errcode.InvalidField, rerr, "stdin: %v", rerr)
+			c := record.NewChunk()
+			return c, stdinErr(rd.Next(&c))
 		}
+		err = feed(ctx, next, emb.RunRecords)
 	}
 	if err != nil {
 		return err

@@ -13,15 +13,16 @@ import (
 
 	"github.com/dir2mcp/dir2mcp/lib/config"
 	"github.com/dir2mcp/dir2mcp/lib/embed"
-	"github.com/dir2mcp/dir2mcp/lib/embed/catalog"
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
 	"github.com/dir2mcp/dir2mcp/lib/events"
 	"github.com/dir2mcp/dir2mcp/lib/exclude"
 	"github.com/dir2mcp/dir2mcp/lib/indexer"
+	"github.com/dir2mcp/dir2mcp/lib/models/embedders"
 	"github.com/dir2mcp/dir2mcp/lib/record"
 	"github.com/dir2mcp/dir2mcp/lib/scan"
 	"github.com/dir2mcp/dir2mcp/lib/state"
 	"github.com/dir2mcp/dir2mcp/lib/store"
+	"github.com/dir2mcp/dir2mcp/lib/version"
 	"github.com/dir2mcp/dir2mcp/lib/watch"
 	ucli "github.com/urfave/cli/v3"
 )
@@ -148,7 +149,7 @@ func runUp(ctx context.Context, cmd *ucli.Command) error {
 	if err := svc.announce("incremental"); err != nil {
 		return err
 	}
-	embs, err := catalog.Open(e.cfg)
+	embs, err := embedders.Open(e.cfg)
 	if err != nil {
 		return err
 	}
@@ -273,8 +274,5 @@ func watchSkip(e *env) func(string) bool {
 
 // versionString is used by `version` and the server.
 func versionString() string {
-	return fmt.Sprintf("dir2mcp %s (MCP %s, store schema %d)", Version, state.ProtocolVersion, store.SchemaVersion)
+	return fmt.Sprintf("dir2mcp %s (MCP %s, store schema %d)", version.Version, state.ProtocolVersion, store.SchemaVersion)
 }
-
-// Version is the dir2mcp release version.
-var Version = "0.4.0"

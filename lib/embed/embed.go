@@ -1,5 +1,7 @@
 // Package embed defines the Embedder interface that turns chunk and query
-// text into vectors, and the registry of built-in embedders.
+// text into vectors. The built-in embedders are its subpackages (local,
+// hashing, blend); lib/models/embedders picks one from the configuration.
+// Chat models implement the sibling interface chat.Chatter (lib/chat).
 package embed
 
 import "context"

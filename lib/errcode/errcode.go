@@ -6,6 +6,7 @@ package errcode
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Code is a canonical error code.
@@ -19,6 +20,9 @@ const (
 	BindFailed       Code = "BIND_FAILED"
 	TLSConfigInvalid Code = "TLS_CONFIG_INVALID"
 	RateLimited      Code = "RATE_LIMITED"
+	// OutOfScope: the credential's scope (tools, path prefixes) does not
+	// cover the call (extension).
+	OutOfScope Code = "OUT_OF_SCOPE"
 )
 
 // Input validation (§14.2).
@@ -102,6 +106,17 @@ func Wrap(code Code, err error, format string, args ...any) *Error {
 // FieldError returns an input validation error naming field.
 func FieldError(code Code, field, format string, args ...any) *Error {
 	return &Error{Code: code, Field: field, Message: fmt.Sprintf(format, args...)}
+}
+
+// NotOneOf is the INVALID_FIELD error of a value of field outside allowed.
+func NotOneOf(field, got string, allowed []string) *Error {
+	return FieldError(InvalidField, field, "%s must be one of %s; got %q", field, strings.Join(allowed, ", "), got)
+}
+
+// OutOfRange is the INVALID_RANGE error of an integer field outside
+// [lo, hi].
+func OutOfRange(field string, lo, hi, got int64) *Error {
+	return FieldError(InvalidRange, field, "%s must be between %d and %d, got %d", field, lo, hi, got)
 }
 
 // Of returns err's code, or Internal when err carries none.

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/dir2mcp/dir2mcp/lib/config"
-	"github.com/dir2mcp/dir2mcp/lib/embed/catalog"
 	"github.com/dir2mcp/dir2mcp/lib/events"
+	"github.com/dir2mcp/dir2mcp/lib/models/embedders"
 	"github.com/dir2mcp/dir2mcp/lib/provider/mistral/mistraltest"
 	"github.com/dir2mcp/dir2mcp/lib/state"
 	"github.com/dir2mcp/dir2mcp/lib/store"
@@ -30,7 +30,7 @@ func BenchmarkEmbedStageMistral(b *testing.B) {
 	cfg := config.Default()
 	cfg.Mistral.APIKey = config.Secret{Value: mistraltest.Key, Source: "env:MISTRAL_API_KEY"}
 	cfg.Mistral.BaseURL = fake.URL
-	embs, err := catalog.Open(cfg)
+	embs, err := embedders.Open(cfg)
 	if err != nil {
 		b.Fatal(err)
 	}

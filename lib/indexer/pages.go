@@ -3,15 +3,12 @@ package indexer
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"image"
 	_ "image/gif" // image.DecodeConfig reads GIF, JPEG and PNG sizes
 	_ "image/jpeg"
 	_ "image/png"
-	"io"
 	"net/http"
 	"strings"
 
@@ -167,10 +164,7 @@ func (x *Extractor) pagesRep(r result, texts []string, meta pagesMeta) result {
 // mediaRepHash identifies a media representation: its text, where it came
 // from, and the chunking that cut it.
 func mediaRepHash(cfg *config.Config, meta, content string) string {
-	h := sha256.New()
 	ch := cfg.Chunking
-	fmt.Fprintf(h, "%s\x00%d/%d/%d/%d/%d\x00%s\x00", mediaVersion, ch.MaxChars, ch.OverlapChars, ch.MinChars,
-		ch.Transcript.SegmentMs, ch.Transcript.OverlapMs, meta)
-	io.WriteString(h, content)
-	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+	return contentHash(fmt.Sprintf("%s\x00%d/%d/%d/%d/%d\x00%s\x00", mediaVersion, ch.MaxChars, ch.OverlapChars, ch.MinChars,
+		ch.Transcript.SegmentMs, ch.Transcript.OverlapMs, meta), content)
 }

@@ -10,13 +10,12 @@ import (
 	"strings"
 
 	"github.com/dir2mcp/dir2mcp/lib/annotation"
-	"github.com/dir2mcp/dir2mcp/lib/chunk"
+	"github.com/dir2mcp/dir2mcp/lib/corpus"
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
 	"github.com/dir2mcp/dir2mcp/lib/extract"
 	"github.com/dir2mcp/dir2mcp/lib/indexer"
 	"github.com/dir2mcp/dir2mcp/lib/ocr"
 	"github.com/dir2mcp/dir2mcp/lib/record"
-	"github.com/dir2mcp/dir2mcp/lib/store"
 )
 
 type annotateResult struct {
@@ -29,33 +28,24 @@ type annotateResult struct {
 	Model            string          `json:"model"`
 }
 
-func (s *Server) annotate(ctx context.Context, raw json.RawMessage) (toolOut, error) {
-	a, err := parseArgs(raw, "rel_path", "schema_json", "index_flattened_text")
+var annotateParams = []param{
+	str("rel_path", "document relative to the root: a PDF or image (Mistral document annotation) or any text, transcript or OCR'd file (chat model)").need(),
+	object("schema_json", `JSON Schema of the fields to extract, e.g. {"type": "object", "properties": {"total": {"type": "number"}}}`).need(),
+	boolean("index_flattened_text", "also index the result as key: value lines (annotation_text), so search finds it").withDefault(true),
+}
+
+func (s *Server) annotate(ctx context.Context, a *args) (toolOut, error) {
+	rel, schemaJSON, index := a.str("rel_path"), a.object("schema_json"), a.boolean("index_flattened_text")
+	t, err := s.access.Open(ctx, rel)
 	if err != nil {
 		return toolOut{}, err
 	}
-	rel, err := a.str("rel_path", true)
-	if err != nil {
-		return toolOut{}, err
-	}
-	schemaJSON, err := a.object("schema_json", true)
-	if err != nil {
-		return toolOut{}, err
-	}
-	index, err := a.boolean("index_flattened_text", true)
-	if err != nil {
-		return toolOut{}, err
-	}
-	t, err := s.target(ctx, rel)
-	if err != nil {
-		return toolOut{}, err
-	}
-	data, truncated, err := s.read(ctx, &t, maxOpenBytes)
+	data, truncated, err := s.access.Read(ctx, &t, maxOpenBytes)
 	if err != nil {
 		return toolOut{}, err
 	}
 	if truncated {
-		return toolOut{}, errcode.FieldError(errcode.FileTooLarge, "rel_path", "%s is larger than %d MiB", t.rel, maxOpenBytes>>20)
+		return toolOut{}, errcode.FieldError(errcode.FileTooLarge, "rel_path", "%s is larger than %d MiB", t.Rel, maxOpenBytes>>20)
 	}
 	ann, doc, whole, err := s.annotationInput(ctx, t, data)
 	if err != nil {
@@ -69,49 +59,37 @@ func (s *Server) annotate(ctx context.Context, raw json.RawMessage) (toolOut, er
 	if err != nil {
 		return toolOut{}, err
 	}
-	if err := s.secretCheck(t.rel, []byte(flat)); err != nil {
+	if err := s.access.CheckSecret(t.Rel, []byte(flat)); err != nil {
 		return toolOut{}, err
 	}
 	sum := sha256.Sum256(schemaJSON)
 	meta, _ := json.Marshal(map[string]string{"provider": res.Provider, "model": res.Model, "schema_sha256": hex.EncodeToString(sum[:])})
-	jsonText := string(res.JSON)
-	reps := []store.RepInput{{Type: record.RepAnnotationJSON, Hash: repHash(string(meta), jsonText), MetaJSON: string(meta), Content: &jsonText}}
-	pieces := [][]store.ChunkInput{nil}
-	if index {
-		var cs []store.ChunkInput
-		for _, p := range chunk.Text(flat, chunk.TextOptions{MaxChars: s.Config.Chunking.MaxChars, OverlapChars: -1, MinChars: -1}) {
-			cs = append(cs, store.ChunkInput{Text: p.Text, TextHash: chunk.TextHash(p.Text), TokensEst: chunk.TokensEstimate(p.Text),
-				IndexKind: record.KindText, Span: whole})
-		}
-		reps = append(reps, store.RepInput{Type: record.RepAnnotationText, Hash: repHash(string(meta), flat), MetaJSON: string(meta), Content: &flat})
-		pieces = append(pieces, cs)
-	}
-	if err := s.storeReps(ctx, &t, data, reps, pieces); err != nil {
-		return toolOut{}, err
-	}
+	reps := indexer.AnnotationReps(s.Config, string(meta), string(res.JSON), flat, whole, index)
+	var drop []string
 	if !index {
-		if err := s.dropRep(ctx, t, record.RepAnnotationText); err != nil {
-			return toolOut{}, err
-		}
+		drop = []string{record.RepAnnotationText}
+	}
+	if err := s.storeReps(ctx, &t, data, reps, drop...); err != nil {
+		return toolOut{}, err
 	}
 	preview, cut := clipText(flat, 1000)
 	if cut {
 		preview += "…"
 	}
-	out := annotateResult{RelPath: t.rel, Stored: true, FlattenedIndexed: index, AnnotationJSON: res.JSON, Preview: preview,
+	out := annotateResult{RelPath: t.Rel, Stored: true, FlattenedIndexed: index, AnnotationJSON: res.JSON, Preview: preview,
 		Provider: res.Provider, Model: res.Model}
-	summary := fmt.Sprintf("Annotated %s with %s/%s (stored as annotation_json", t.rel, res.Provider, res.Model)
+	summary := fmt.Sprintf("Annotated %s with %s/%s (stored as annotation_json", t.Rel, res.Provider, res.Model)
 	if index {
 		summary += "; indexed as annotation_text"
 	}
-	return toolOut{out: out, summary: summary + "):\n" + preview, files: []string{t.rel}}, nil
+	return toolOut{out: out, summary: summary + "):\n" + preview, files: []string{t.Rel}}, nil
 }
 
 // annotationInput picks the annotator and input for t: the document itself
 // for a PDF or image with Mistral document annotations; otherwise its text
 // (file text, OCR pages, transcript) for the chat model. whole is the span
 // annotation_text chunks cite: the whole document.
-func (s *Server) annotationInput(ctx context.Context, t target, data []byte) (annotation.Annotator, ocr.Document, record.Span, error) {
+func (s *Server) annotationInput(ctx context.Context, t corpus.Target, data []byte) (annotation.Annotator, ocr.Document, record.Span, error) {
 	p := s.Providers
 	why := "no annotation model is configured"
 	if p != nil && p.WhyNoAnnotate != "" {
@@ -119,15 +97,15 @@ func (s *Server) annotationInput(ctx context.Context, t target, data []byte) (an
 	}
 	var text string
 	var whole record.Span
-	switch t.docType {
+	switch t.DocType {
 	case record.DocPDF, record.DocImage:
 		whole = record.Page(1)
 		if p != nil && p.DocAnnotator != nil {
-			mime := ocr.MIMEByExt(t.rel)
+			mime := ocr.MIMEByExt(t.Rel)
 			if mime == "" {
 				mime = http.DetectContentType(data)
 			}
-			return p.DocAnnotator, ocr.Document{Data: data, MIME: mime, Name: t.rel}, whole, nil
+			return p.DocAnnotator, ocr.Document{Data: data, MIME: mime, Name: t.Rel}, whole, nil
 		}
 		c, err := s.repContent(ctx, t, record.RepOCRMarkdown, "rel_path", "OCR text")
 		if err != nil {
@@ -136,17 +114,17 @@ func (s *Server) annotationInput(ctx context.Context, t target, data []byte) (an
 		text = strings.ReplaceAll(c, indexer.PageSep, "\n\n")
 	case record.DocAudio:
 		tr := s.storedTranscript(ctx, t)
-		if !t.known || tr == nil {
-			return nil, ocr.Document{}, whole, errcode.FieldError(errcode.DocTypeUnsupported, "rel_path", "%s has no transcript yet; run dir2mcp.transcribe first", t.rel)
+		if !t.Known || tr == nil {
+			return nil, ocr.Document{}, whole, errcode.FieldError(errcode.DocTypeUnsupported, "rel_path", "%s has no transcript yet; run dir2mcp.transcribe first", t.Rel)
 		}
 		text, whole = tr.Text, record.Time(0, tr.DurationMs)
 	case record.DocArchive, record.DocBinaryIgnored:
-		return nil, ocr.Document{}, whole, errcode.FieldError(errcode.DocTypeUnsupported, "rel_path", "%s (doc_type %s) has no text to annotate", t.rel, t.docType)
+		return nil, ocr.Document{}, whole, errcode.FieldError(errcode.DocTypeUnsupported, "rel_path", "%s (doc_type %s) has no text to annotate", t.Rel, t.DocType)
 	default:
-		if err := s.secretCheck(t.rel, data); err != nil {
+		if err := s.access.CheckSecret(t.Rel, data); err != nil {
 			return nil, ocr.Document{}, whole, err
 		}
-		res, err := extract.RawText(data, t.docType)
+		res, err := extract.RawText(data, t.DocType)
 		if err != nil {
 			return nil, ocr.Document{}, whole, err
 		}
@@ -156,30 +134,8 @@ func (s *Server) annotationInput(ctx context.Context, t target, data []byte) (an
 	if p == nil || p.TextAnnotator == nil {
 		return nil, ocr.Document{}, whole, unavailable(why)
 	}
-	if err := s.secretCheck(t.rel, []byte(text)); err != nil {
+	if err := s.access.CheckSecret(t.Rel, []byte(text)); err != nil {
 		return nil, ocr.Document{}, whole, err
 	}
-	return p.TextAnnotator, ocr.Document{Data: []byte(text), MIME: "text/plain", Name: t.rel}, whole, nil
-}
-
-// dropRep removes t's representation of repType (and its chunks).
-func (s *Server) dropRep(ctx context.Context, t target, repType string) error {
-	keep := []string{record.RepRawText, record.RepOCRMarkdown, record.RepTranscript, record.RepAnnotationJSON, record.RepAnnotationText}
-	for i, k := range keep {
-		if k == repType {
-			keep = append(keep[:i], keep[i+1:]...)
-			break
-		}
-	}
-	return s.Store.Update(ctx, func(tx *store.Tx) error {
-		_, err := tx.DropRepresentations(t.doc.DocID, keep...)
-		return err
-	})
-}
-
-func repHash(meta, content string) string {
-	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00", meta)
-	h.Write([]byte(content))
-	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+	return p.TextAnnotator, ocr.Document{Data: []byte(text), MIME: "text/plain", Name: t.Rel}, whole, nil
 }

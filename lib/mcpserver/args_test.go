@@ -8,41 +8,54 @@ import (
 )
 
 func TestArgsValidationNamesTheField(t *testing.T) {
-	check := func(err error, code errcode.Code, field string) {
+	check := func(raw string, ps []param, code errcode.Code, field string) {
 		t.Helper()
+		_, err := parseArgs(json.RawMessage(raw), ps)
 		e := errcode.As(err)
 		if err == nil || e.Code != code || e.Field != field {
-			t.Errorf("got %v (field %q), want %s on %q", err, e.Field, code, field)
+			t.Errorf("%s: got %v (field %q), want %s on %q", raw, err, e.Field, code, field)
 		}
 	}
-	_, err := parseArgs(json.RawMessage(`{"query":"x","bogus":1}`), "query")
-	check(err, errcode.InvalidField, "bogus")
-	_, err = parseArgs(json.RawMessage(`[1]`), "query")
-	check(err, errcode.InvalidField, "arguments")
+	q := []param{str("query", "q").need()}
+	check(`{"query":"x","bogus":1}`, q, errcode.InvalidField, "bogus")
+	check(`[1]`, q, errcode.InvalidField, "arguments")
+	if _, err := parseArgs(json.RawMessage(`{}`), nil); err != nil {
+		t.Errorf("no arguments for a tool without params: %v", err)
+	}
+	check(`{"x":1}`, nil, errcode.InvalidField, "x")
+	check(`{"query":7}`, q, errcode.InvalidField, "query")
+	check(`{}`, q, errcode.MissingField, "query")
+	check(`{"query":null}`, q, errcode.MissingField, "query")
+	check(`{"query":"  "}`, q, errcode.MissingField, "query")
+	k := []param{integer("k", "k", 1, 50)}
+	check(`{"k":2.5}`, k, errcode.InvalidField, "k")
+	check(`{"k":"3"}`, k, errcode.InvalidField, "k")
+	check(`{"k":0}`, k, errcode.InvalidRange, "k")
+	check(`{"k":51}`, k, errcode.InvalidRange, "k")
+	check(`{"n":3000000000}`, []param{atLeast("n", "n", 1, maxLine)}, errcode.InvalidRange, "n")
+	check(`{"index":"nope"}`, []param{oneOf("index", "i", []string{"auto", "text"}, "auto")}, errcode.InvalidField, "index")
+	check(`{"flag":"yes"}`, []param{boolean("flag", "f")}, errcode.InvalidField, "flag")
+	check(`{"list":"x"}`, []param{strList("list", "l")}, errcode.InvalidField, "list")
+	check(`{"list":["md","zz"]}`, []param{strList("list", "l", "md", "pdf")}, errcode.InvalidField, "list")
+	check(`{"o":[]}`, []param{object("o", "o")}, errcode.InvalidField, "o")
+}
 
-	a, _ := parseArgs(json.RawMessage(`{"query":7,"k":2.5,"index":"nope","flag":"yes","list":"x","empty":"  "}`),
-		"query", "k", "index", "flag", "list", "empty", "missing")
-	_, err = a.str("query", true)
-	check(err, errcode.InvalidField, "query")
-	_, err = a.str("missing", true)
-	check(err, errcode.MissingField, "missing")
-	_, err = a.str("empty", true)
-	check(err, errcode.MissingField, "empty")
-	_, _, err = a.integer("k", 10, 1, 50)
-	check(err, errcode.InvalidField, "k")
-	_, err = a.enum("index", "auto", "auto", "text")
-	check(err, errcode.InvalidField, "index")
-	_, err = a.boolean("flag", false)
-	check(err, errcode.InvalidField, "flag")
-	_, err = a.strings("list")
-	check(err, errcode.InvalidField, "list")
-
-	a, _ = parseArgs(json.RawMessage(`{"k":99}`), "k")
-	_, _, err = a.integer("k", 10, 1, 50)
-	check(err, errcode.InvalidRange, "k")
-	n, set, err := a.integer("absent", 10, 1, 50)
-	if n != 10 || set || err != nil {
-		t.Errorf("default: %d %v %v", n, set, err)
+// Absent arguments read as their schema defaults; present ones as given.
+func TestArgsDefaults(t *testing.T) {
+	ps := []param{
+		oneOf("index", "i", []string{"auto", "text"}, "auto"), integer("limit", "l", 1, 10).withDefault(5),
+		atLeast("start", "s", 1, maxLine), boolean("ts", "t").withDefault(true), str("s", "s"),
+	}
+	a, err := parseArgs(json.RawMessage(`{"index":""}`), ps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.str("index") != "auto" || a.integer("limit") != 5 || a.integer("start") != 0 || a.has("start") || !a.boolean("ts") || a.str("s") != "" {
+		t.Errorf("defaults: %q %d %d %v %v", a.str("index"), a.integer("limit"), a.integer("start"), a.has("start"), a.boolean("ts"))
+	}
+	a, _ = parseArgs(json.RawMessage(`{"index":"text","limit":9,"start":3,"ts":false,"s":"x"}`), ps)
+	if a.str("index") != "text" || a.integer("limit") != 9 || a.integer("start") != 3 || !a.has("start") || a.boolean("ts") || a.str("s") != "x" {
+		t.Error("given values not read back")
 	}
 }
 
@@ -80,24 +93,5 @@ func TestErrorResultShape(t *testing.T) {
 	e := got.StructuredContent.Error
 	if !got.IsError || e.Code != "RATE_LIMITED" || !e.Retryable || e.RetryAfterMs != 1500 || got.Content[0].Text != "ERROR: RATE_LIMITED: slow down" {
 		t.Errorf("%s", b)
-	}
-}
-
-func TestOriginAllowed(t *testing.T) {
-	allowed := []string{"http://localhost", "http://127.0.0.1", "https://app.example.com:8443"}
-	for origin, want := range map[string]bool{
-		"http://localhost":             true,
-		"http://localhost:5173":        true,
-		"http://127.0.0.1:9999":        true,
-		"https://localhost":            false,
-		"https://app.example.com:8443": true,
-		"https://app.example.com":      false,
-		"https://evil.example.com":     false,
-		"null":                         false,
-		"http://server.local:7000":     true, // same host as the request
-	} {
-		if got := originAllowed(origin, "server.local:7000", allowed); got != want {
-			t.Errorf("originAllowed(%q) = %v", origin, got)
-		}
 	}
 }

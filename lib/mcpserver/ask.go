@@ -2,26 +2,21 @@ package mcpserver
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 
 	"github.com/dir2mcp/dir2mcp/lib/answer"
 	"github.com/dir2mcp/dir2mcp/lib/retrieve"
 )
 
-func (s *Server) ask(ctx context.Context, raw json.RawMessage) (toolOut, error) {
-	a, err := parseArgs(raw, "question", "k", "mode", "index", "path_prefix", "file_glob", "doc_types", "in")
-	if err != nil {
-		return toolOut{}, err
-	}
-	req, err := searchRequest(a, "question", s.Config.RAG.KDefault)
-	if err != nil {
-		return toolOut{}, err
-	}
-	mode, err := a.enum("mode", answer.ModeAnswer, answer.ModeAnswer, answer.ModeSearchOnly)
-	if err != nil {
-		return toolOut{}, err
-	}
+var askParams = append([]param{
+	str("question", "the question to answer from the indexed content").need(),
+	kParam("number of supporting hits to retrieve"),
+	oneOf("mode", "answer composes an answer with citations; search_only returns only the hits", answer.Modes, answer.ModeAnswer),
+}, filterParams...)
+
+func (s *Server) ask(ctx context.Context, a *args) (toolOut, error) {
+	req := searchRequest(a, "question", s.Config.RAG.KDefault)
+	mode := a.str("mode")
 	res, err := s.asker(ctx).Ask(ctx, req, mode)
 	if err != nil {
 		return toolOut{}, err

@@ -2,7 +2,6 @@ package mcpserver
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -21,23 +20,14 @@ type askAudioResult struct {
 	AudioBytes    int    `json:"audio_bytes"`
 }
 
-func (s *Server) askAudio(ctx context.Context, raw json.RawMessage) (toolOut, error) {
-	a, err := parseArgs(raw, "question", "voice_id", "format")
-	if err != nil {
-		return toolOut{}, err
-	}
-	question, err := a.str("question", true)
-	if err != nil {
-		return toolOut{}, err
-	}
-	voice, err := a.str("voice_id", false)
-	if err != nil {
-		return toolOut{}, err
-	}
-	format, err := a.enum("format", "mp3", "mp3", "wav")
-	if err != nil {
-		return toolOut{}, err
-	}
+var askAudioParams = []param{
+	str("question", "the question to answer from the indexed content").need(),
+	str("voice_id", "ElevenLabs voice id (default: a premade voice)"),
+	oneOf("format", "audio format of the spoken answer", []string{"mp3", "wav"}, "mp3"),
+}
+
+func (s *Server) askAudio(ctx context.Context, a *args) (toolOut, error) {
+	question, voice, format := a.str("question"), a.str("voice_id"), a.str("format")
 	p := s.Providers
 	if p == nil || p.TTS == nil {
 		why := "text-to-speech needs ElevenLabs: set ELEVENLABS_API_KEY"

@@ -2,10 +2,10 @@ package mcpserver
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 
+	"github.com/dir2mcp/dir2mcp/lib/corpus"
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
 	"github.com/dir2mcp/dir2mcp/lib/exclude"
 	"github.com/dir2mcp/dir2mcp/lib/store"
@@ -28,30 +28,18 @@ type listResult struct {
 	Files  []fileEntry `json:"files"`
 }
 
-func (s *Server) listFiles(ctx context.Context, raw json.RawMessage) (toolOut, error) {
-	a, err := parseArgs(raw, "path_prefix", "glob", "limit", "offset")
-	if err != nil {
-		return toolOut{}, err
-	}
-	prefix, err := a.str("path_prefix", false)
-	if err != nil {
-		return toolOut{}, err
-	}
-	glob, err := a.str("glob", false)
-	if err != nil {
-		return toolOut{}, err
-	}
-	limit, _, err := a.integer("limit", 200, 1, 5000)
-	if err != nil {
-		return toolOut{}, err
-	}
-	offset, _, err := a.integer("offset", 0, 0, 1<<31-1)
-	if err != nil {
-		return toolOut{}, err
-	}
+var listFilesParams = []param{
+	str("path_prefix", "only files whose rel_path starts with this"),
+	str("glob", "gitignore-style glob on rel_path, e.g. **/*.md"),
+	integer("limit", "page size", 1, 5000).withDefault(200),
+	atLeast("offset", "files to skip (paging)", 0, maxLine).withDefault(0),
+}
+
+func (s *Server) listFiles(ctx context.Context, a *args) (toolOut, error) {
+	prefix, glob, limit, offset := a.str("path_prefix"), a.str("glob"), a.integer("limit"), a.integer("offset")
 	// Files excluded for security are not even named to clients (SPEC §17).
 	f := store.DocFilter{PathPrefix: strings.TrimPrefix(prefix, "./"),
-		HideCodes: []string{string(errcode.PathExcluded), string(errcode.SecretExcluded)}}
+		HideCodes: corpus.HiddenCodes}
 	if glob != "" {
 		p, err := exclude.ParsePattern(glob)
 		if err != nil || p.Negate {

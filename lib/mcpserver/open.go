@@ -2,19 +2,15 @@ package mcpserver
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/dir2mcp/dir2mcp/lib/archive"
-	"github.com/dir2mcp/dir2mcp/lib/config"
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
 	"github.com/dir2mcp/dir2mcp/lib/extract"
 	"github.com/dir2mcp/dir2mcp/lib/record"
 	"github.com/dir2mcp/dir2mcp/lib/retrieve"
-	"github.com/dir2mcp/dir2mcp/lib/rootfs"
 )
 
 // maxOpenBytes bounds how much of a file open_file reads.
@@ -28,44 +24,29 @@ type openResult struct {
 	Truncated bool         `json:"truncated"`
 }
 
-func (s *Server) openFile(ctx context.Context, raw json.RawMessage) (toolOut, error) {
-	a, err := parseArgs(raw, "rel_path", "start_line", "end_line", "page", "start_ms", "end_ms", "max_chars")
+var openFileParams = []param{
+	str("rel_path", "file path relative to the root, as in search hits").need(),
+	atLeast("start_line", "first line to return (1-based)", 1, maxLine),
+	atLeast("end_line", "last line to return (inclusive)", 1, maxLine),
+	atLeast("page", "PDF page to return (OCR text)", 1, maxLine),
+	atLeast("start_ms", "transcript start time in milliseconds", 0, maxMs),
+	atLeast("end_ms", "transcript end time in milliseconds", 0, maxMs),
+	integer("max_chars", "cap on returned characters", 200, 50000).withDefault(20000),
+}
+
+func (s *Server) openFile(ctx context.Context, a *args) (toolOut, error) {
+	rel := a.str("rel_path")
+	startLine, hasStart := a.integer("start_line"), a.has("start_line")
+	endLine, hasEnd := a.integer("end_line"), a.has("end_line")
+	page, hasPage := a.integer("page"), a.has("page")
+	startMs, hasStartMs := a.integer("start_ms"), a.has("start_ms")
+	endMs, hasEndMs := a.integer("end_ms"), a.has("end_ms")
+	maxChars := a.integer("max_chars")
+	t, err := s.access.Open(ctx, rel)
 	if err != nil {
 		return toolOut{}, err
 	}
-	rel, err := a.str("rel_path", true)
-	if err != nil {
-		return toolOut{}, err
-	}
-	startLine, hasStart, err := a.integer("start_line", 0, 1, 1<<31-1)
-	if err != nil {
-		return toolOut{}, err
-	}
-	endLine, hasEnd, err := a.integer("end_line", 0, 1, 1<<31-1)
-	if err != nil {
-		return toolOut{}, err
-	}
-	page, hasPage, err := a.integer("page", 0, 1, 1<<31-1)
-	if err != nil {
-		return toolOut{}, err
-	}
-	startMs, hasStartMs, err := a.integer("start_ms", 0, 0, 1<<62)
-	if err != nil {
-		return toolOut{}, err
-	}
-	endMs, hasEndMs, err := a.integer("end_ms", 0, 0, 1<<62)
-	if err != nil {
-		return toolOut{}, err
-	}
-	maxChars, _, err := a.integer("max_chars", 20000, 200, 50000)
-	if err != nil {
-		return toolOut{}, err
-	}
-	t, err := s.target(ctx, rel)
-	if err != nil {
-		return toolOut{}, err
-	}
-	rel = t.rel
+	rel = t.Rel
 	switch {
 	case hasPage:
 		return s.openPage(ctx, t, page, maxChars)
@@ -73,12 +54,12 @@ func (s *Server) openFile(ctx context.Context, raw json.RawMessage) (toolOut, er
 		return s.openTime(ctx, t, startMs, endMs, hasEndMs, maxChars)
 	}
 	var data []byte
-	if !t.known { // not indexed (yet): its bytes tell its type
-		if data, _, err = s.read(ctx, &t, maxOpenBytes); err != nil {
+	if !t.Known { // not indexed (yet): its bytes tell its type
+		if data, _, err = s.access.Read(ctx, &t, maxOpenBytes); err != nil {
 			return toolOut{}, err
 		}
 	}
-	docType := t.docType
+	docType := t.DocType
 	switch docType {
 	case record.DocPDF, record.DocImage:
 		if hasStart || hasEnd {
@@ -98,18 +79,18 @@ func (s *Server) openFile(ctx context.Context, raw json.RawMessage) (toolOut, er
 		return toolOut{}, errcode.New(errcode.DocTypeUnsupported, "%s is a binary file and has no text", rel)
 	}
 	if data == nil {
-		if data, _, err = s.read(ctx, &t, maxOpenBytes); err != nil {
+		if data, _, err = s.access.Read(ctx, &t, maxOpenBytes); err != nil {
 			return toolOut{}, err
 		}
 	}
-	if err := s.secretCheck(rel, data); err != nil {
+	if err := s.access.CheckSecret(rel, data); err != nil {
 		return toolOut{}, err
 	}
-	txt, err := extract.RawText(data, record.DocText) // keep source lines even for HTML: citations use them
+	txt, err := extract.SourceText(data, docType) // the lines citations count, even for HTML
 	if err != nil {
 		return toolOut{}, err
 	}
-	lines := strings.Split(txt.Text, "\n")
+	lines := strings.Split(txt, "\n")
 	if n := len(lines); n > 0 && lines[n-1] == "" {
 		lines = lines[:n-1]
 	}
@@ -167,28 +148,4 @@ func (s *Server) openFile(ctx context.Context, raw json.RawMessage) (toolOut, er
 		header += fmt.Sprintf(" — truncated at max_chars=%d; continue with start_line=%d", maxChars, last+1)
 	}
 	return toolOut{out: out, summary: header + "\n" + out.Content, files: []string{rel}}, nil
-}
-
-// checkAccess runs a client path through root confinement and the exclusion
-// engine (SPEC §15.4): outside the root → PATH_OUTSIDE_ROOT; the state dir or
-// an excluded path → FORBIDDEN. It returns the canonical rel_path.
-func (s *Server) checkAccess(rel string) (string, error) {
-	clean, err := rootfs.Clean(rel)
-	if err != nil {
-		return "", err
-	}
-	abs, err := s.Root.Resolve(clean)
-	if err != nil {
-		return "", err
-	}
-	if st := s.Dir.Path; abs == st || strings.HasPrefix(abs, st+string(filepath.Separator)) {
-		return "", errcode.FieldError(errcode.Forbidden, "rel_path", "%s is inside the dir2mcp state directory and is never served", clean)
-	}
-	if clean == config.DefaultFileName {
-		return "", errcode.FieldError(errcode.Forbidden, "rel_path", "%s is dir2mcp's config file, which may hold credentials, and is never served", clean)
-	}
-	if pat, ok := s.Exclude.PathExcluded(clean); ok {
-		return "", errcode.FieldError(errcode.Forbidden, "rel_path", "%s is excluded by security.path_excludes (%s)", clean, pat)
-	}
-	return clean, nil
 }

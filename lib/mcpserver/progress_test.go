@@ -2,7 +2,6 @@ package mcpserver
 
 import (
 	"context"
-	"encoding/json"
 	"sync"
 	"testing"
 	"time"
@@ -17,8 +16,8 @@ func TestToolProgressAndCancellation(t *testing.T) {
 	srv := s.MCP()
 	started := make(chan struct{})
 	stopped := make(chan error, 1)
-	slow := toolDef{tool: &mcp.Tool{Name: "test.slow", InputSchema: json.RawMessage(`{"type":"object"}`)},
-		run: func(ctx context.Context, raw json.RawMessage) (toolOut, error) {
+	slow := toolDef{tool: &mcp.Tool{Name: "test.slow", InputSchema: inputSchema(nil)},
+		run: func(ctx context.Context, _ *args) (toolOut, error) {
 			reportProgress(ctx, 0.5, "halfway")
 			close(started)
 			<-ctx.Done()

@@ -32,12 +32,12 @@ func (s *Server) readContents(ctx context.Context, uri string) (*mcp.ResourceCon
 	if err != nil {
 		return nil, err
 	}
-	t, err := s.target(ctx, rel)
+	t, err := s.access.Open(ctx, rel)
 	if err != nil {
 		return nil, err
 	}
-	rel = t.rel
-	data, truncated, err := s.read(ctx, &t, maxOpenBytes)
+	rel = t.Rel
+	data, truncated, err := s.access.Read(ctx, &t, maxOpenBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -45,15 +45,15 @@ func (s *Server) readContents(ctx context.Context, uri string) (*mcp.ResourceCon
 		return nil, errcode.FieldError(errcode.FileTooLarge, "uri",
 			"%s is larger than %d MiB; read it in slices with dir2mcp.open_file", rel, maxOpenBytes>>20)
 	}
-	if _, hit := s.Exclude.SecretMatch(data); hit {
-		return nil, errcode.FieldError(errcode.Forbidden, "uri", "%s matches a secret pattern (security.secret_patterns) and is not served", rel)
+	if err := s.access.CheckSecret(rel, data); err != nil {
+		return nil, err
 	}
-	docType := t.docType
+	docType := t.DocType
 	mt := mimeType(rel, docType)
 	switch docType {
 	case record.DocCode, record.DocText, record.DocMarkdown, record.DocData, record.DocHTML:
-		if txt, err := extract.RawText(data, record.DocText); err == nil {
-			return &mcp.ResourceContents{URI: uri, MIMEType: mt, Text: txt.Text}, nil
+		if txt, err := extract.SourceText(data, docType); err == nil { // the lines citations count
+			return &mcp.ResourceContents{URI: uri, MIMEType: mt, Text: txt}, nil
 		}
 		if mt == "text/plain" || mt == "text/markdown" {
 			mt = "application/octet-stream"

@@ -118,7 +118,7 @@ func (c *catalog) refresh(ctx context.Context, force bool) error {
 	next := make(map[string]*mcp.Resource, len(ls))
 	sorted := make([]string, 0, len(ls))
 	for _, l := range ls {
-		if !c.visible(l) {
+		if !c.s.access.Listable(l.RelPath, l.ErrorCode) {
 			continue
 		}
 		next[l.RelPath] = resourceOf(l)
@@ -151,21 +151,6 @@ func (c *catalog) refresh(ctx context.Context, force bool) error {
 		c.s.log.Debug("resource list changed", "added_or_updated", len(added), "removed", len(removed), "total", len(next))
 	}
 	return nil
-}
-
-// visible reports whether a document is served as a resource: not excluded
-// at indexing time nor by the current exclusion rules.
-func (c *catalog) visible(l store.Listing) bool {
-	switch errcode.Code(l.ErrorCode) {
-	case errcode.SecretExcluded, errcode.PathExcluded:
-		return false
-	}
-	if c.s.Exclude != nil {
-		if _, ok := c.s.Exclude.PathExcluded(l.RelPath); ok {
-			return false
-		}
-	}
-	return true
 }
 
 func sameResource(a, b *mcp.Resource) bool {

@@ -242,7 +242,7 @@ func TestIndexExclusionsBlockRawReads(t *testing.T) {
 		}
 	}
 	for _, rel := range []string{"creds.pdf", "bundle.zip"} {
-		if _, err := s.target(ctx, rel); errcode.Of(err) != errcode.Forbidden {
+		if _, err := s.access.Open(ctx, rel); errcode.Of(err) != errcode.Forbidden {
 			t.Errorf("target(%s) = %v, want FORBIDDEN", rel, err)
 		}
 	}

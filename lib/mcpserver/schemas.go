@@ -5,7 +5,8 @@ import (
 	"strings"
 )
 
-// JSON Schemas of the tools (SPEC §15). Shared types are inlined rather than
+// Output schemas of the tools (SPEC §15); input schemas are generated from
+// the tools' params (params.go). Shared types are inlined rather than
 // referenced so every client validator can use them as-is.
 
 const spanSchema = `{
@@ -38,26 +39,6 @@ const hitSchema = `{
   "required": ["chunk_id", "rel_path", "score", "snippet", "span"]
 }`
 
-const filterProps = `
-    "index": {"type": "string", "enum": ["auto", "text", "code", "both"], "default": "auto",
-              "description": "auto searches both the text and code indexes and fuses them; text/code restrict to one"},
-    "path_prefix": {"type": "string", "description": "only files whose rel_path starts with this"},
-    "file_glob": {"type": "string", "description": "gitignore-style glob on rel_path, e.g. *.go or docs/**/*.md"},
-    "doc_types": {"type": "array", "description": "only these document types",
-                  "items": {"type": "string", "enum": ["code", "text", "md", "data", "html", "pdf", "image", "audio", "archive"]}},
-    "in": {"type": "string", "enum": ["both", "title", "content"], "default": "both",
-           "description": "where to match: document titles and paths (title), chunk text (content) or both"}`
-
-var searchInput = `{
-  "type": "object",
-  "additionalProperties": false,
-  "properties": {
-    "query": {"type": "string", "minLength": 1, "description": "what to find: words, a question, or an identifier"},
-    "k": {"type": "integer", "minimum": 1, "maximum": 50, "default": 10, "description": "number of hits to return"},` + filterProps + `
-  },
-  "required": ["query"]
-}`
-
 var searchOutput = `{
   "type": "object",
   "additionalProperties": false,
@@ -69,18 +50,6 @@ var searchOutput = `{
     "indexing_complete": {"type": "boolean"}
   },
   "required": ["query", "hits", "indexing_complete"]
-}`
-
-var askInput = `{
-  "type": "object",
-  "additionalProperties": false,
-  "properties": {
-    "question": {"type": "string", "minLength": 1, "description": "the question to answer from the indexed content"},
-    "k": {"type": "integer", "minimum": 1, "maximum": 50, "default": 10, "description": "number of supporting hits to retrieve"},
-    "mode": {"type": "string", "enum": ["answer", "search_only"], "default": "answer",
-             "description": "answer composes an answer with citations; search_only returns only the hits"},` + filterProps + `
-  },
-  "required": ["question"]
 }`
 
 // askProps are the properties of ask's output, shared by the tools that
@@ -111,21 +80,6 @@ var askOutput = `{
   "required": ["question", "citations", "hits", "indexing_complete"]
 }`
 
-var openFileInput = `{
-  "type": "object",
-  "additionalProperties": false,
-  "properties": {
-    "rel_path": {"type": "string", "minLength": 1, "description": "file path relative to the root, as in search hits"},
-    "start_line": {"type": "integer", "minimum": 1, "description": "first line to return (1-based)"},
-    "end_line": {"type": "integer", "minimum": 1, "description": "last line to return (inclusive)"},
-    "page": {"type": "integer", "minimum": 1, "description": "PDF page to return (OCR text)"},
-    "start_ms": {"type": "integer", "minimum": 0, "description": "transcript start time in milliseconds"},
-    "end_ms": {"type": "integer", "minimum": 0, "description": "transcript end time in milliseconds"},
-    "max_chars": {"type": "integer", "minimum": 200, "maximum": 50000, "default": 20000, "description": "cap on returned characters"}
-  },
-  "required": ["rel_path"]
-}`
-
 var openFileOutput = `{
   "type": "object",
   "additionalProperties": false,
@@ -137,17 +91,6 @@ var openFileOutput = `{
     "truncated": {"type": "boolean"}
   },
   "required": ["rel_path", "doc_type", "content", "truncated"]
-}`
-
-var listFilesInput = `{
-  "type": "object",
-  "additionalProperties": false,
-  "properties": {
-    "path_prefix": {"type": "string", "description": "only files whose rel_path starts with this"},
-    "glob": {"type": "string", "description": "gitignore-style glob on rel_path, e.g. **/*.md"},
-    "limit": {"type": "integer", "minimum": 1, "maximum": 5000, "default": 200, "description": "page size"},
-    "offset": {"type": "integer", "minimum": 0, "default": 0, "description": "files to skip (paging)"}
-  }
 }`
 
 var listFilesOutput = `{
@@ -177,8 +120,6 @@ var listFilesOutput = `{
   },
   "required": ["limit", "offset", "total", "files"]
 }`
-
-var statsInput = `{"type": "object", "properties": {}, "additionalProperties": false}`
 
 var statsOutput = `{
   "type": "object",
@@ -261,18 +202,6 @@ var statsOutput = `{
   "required": ["root", "state_dir", "protocol_version", "indexing", "models"]
 }`
 
-var transcribeInput = `{
-  "type": "object",
-  "additionalProperties": false,
-  "properties": {
-    "rel_path": {"type": "string", "minLength": 1, "description": "audio file (or archive member) relative to the root"},
-    "language": {"type": "string", "description": "ISO 639-1 language hint, e.g. en (Mistral ignores it when timestamps are requested)"},
-    "timestamps": {"type": "boolean", "default": true, "description": "return and index timed segments"},
-    "retranscribe": {"type": "boolean", "default": false, "description": "transcribe again even if a transcript is stored or cached"}
-  },
-  "required": ["rel_path"]
-}`
-
 const segmentsProp = `
     "segments": {
       "type": "array",
@@ -297,17 +226,6 @@ var transcribeOutput = `{
   "required": ["rel_path", "provider", "model", "indexed"]
 }`
 
-var annotateInput = `{
-  "type": "object",
-  "additionalProperties": false,
-  "properties": {
-    "rel_path": {"type": "string", "minLength": 1, "description": "document relative to the root: a PDF or image (Mistral document annotation) or any text, transcript or OCR'd file (chat model)"},
-    "schema_json": {"type": "object", "description": "JSON Schema of the fields to extract, e.g. {\"type\": \"object\", \"properties\": {\"total\": {\"type\": \"number\"}}}"},
-    "index_flattened_text": {"type": "boolean", "default": true, "description": "also index the result as key: value lines (annotation_text), so search finds it"}
-  },
-  "required": ["rel_path", "schema_json"]
-}`
-
 var annotateOutput = `{
   "type": "object",
   "additionalProperties": false,
@@ -323,17 +241,6 @@ var annotateOutput = `{
   "required": ["rel_path", "stored", "flattened_indexed", "annotation_json"]
 }`
 
-var transcribeAskInput = `{
-  "type": "object",
-  "additionalProperties": false,
-  "properties": {
-    "rel_path": {"type": "string", "minLength": 1, "description": "audio file (or archive member) relative to the root"},
-    "question": {"type": "string", "minLength": 1, "description": "the question to answer from the recording"},
-    "k": {"type": "integer", "minimum": 1, "maximum": 50, "default": 10, "description": "number of transcript passages to draw on"}
-  },
-  "required": ["rel_path", "question"]
-}`
-
 var transcribeAskOutput = `{
   "type": "object",
   "additionalProperties": false,
@@ -343,17 +250,6 @@ var transcribeAskOutput = `{
     "transcribed": {"type": "boolean", "description": "the recording was transcribed for this call (false: a current transcript was stored)"}
   },
   "required": ["question", "citations", "hits", "indexing_complete", "transcript_provider", "transcript_model", "transcribed"]
-}`
-
-var askAudioInput = `{
-  "type": "object",
-  "additionalProperties": false,
-  "properties": {
-    "question": {"type": "string", "minLength": 1, "description": "the question to answer from the indexed content"},
-    "voice_id": {"type": "string", "description": "ElevenLabs voice id (default: a premade voice)"},
-    "format": {"type": "string", "enum": ["mp3", "wav"], "default": "mp3", "description": "audio format of the spoken answer"}
-  },
-  "required": ["question"]
 }`
 
 var askAudioOutput = `{

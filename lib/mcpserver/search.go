@@ -2,56 +2,49 @@ package mcpserver
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/dir2mcp/dir2mcp/lib/retrieve"
 )
 
-// searchArgs decodes the filter arguments shared by search and ask.
-// searchRequest decodes the arguments shared by search and ask; k defaults
-// to defK (rag.k_default).
-func searchRequest(a *args, queryField string, defK int) (retrieve.Request, error) {
-	var r retrieve.Request
-	var err error
-	if defK < 1 || defK > retrieve.MaxK {
-		defK = 10
-	}
-	if r.Query, err = a.str(queryField, true); err != nil {
-		return r, err
-	}
-	if r.K, _, err = a.integer("k", defK, 1, retrieve.MaxK); err != nil {
-		return r, err
-	}
-	if r.Index, err = a.enum("index", retrieve.IndexAuto, retrieve.IndexAuto, retrieve.IndexText, retrieve.IndexCode, retrieve.IndexBoth); err != nil {
-		return r, err
-	}
-	if r.PathPrefix, err = a.str("path_prefix", false); err != nil {
-		return r, err
-	}
-	if r.FileGlob, err = a.str("file_glob", false); err != nil {
-		return r, err
-	}
-	if r.DocTypes, err = a.strings("doc_types"); err != nil {
-		return r, err
-	}
-	if r.In, err = a.enum("in", retrieve.InBoth, retrieve.InBoth, retrieve.InTitle, retrieve.InContent); err != nil {
-		return r, err
-	}
-	return r, nil
+// filterParams are the search filters search and ask share.
+var filterParams = []param{
+	oneOf("index", "auto searches both the text and code indexes and fuses them; text/code restrict to one", retrieve.Indexes, retrieve.IndexAuto),
+	str("path_prefix", "only files whose rel_path starts with this"),
+	str("file_glob", "gitignore-style glob on rel_path, e.g. *.go or docs/**/*.md"),
+	strList("doc_types", "only these document types", retrieve.DocTypes...),
+	oneOf("in", "where to match: document titles and paths (title), chunk text (content) or both", retrieve.Ins, retrieve.InBoth),
 }
 
-func (s *Server) search(ctx context.Context, raw json.RawMessage) (toolOut, error) {
-	a, err := parseArgs(raw, "query", "k", "index", "path_prefix", "file_glob", "doc_types", "in")
-	if err != nil {
-		return toolOut{}, err
+// kParam is the number of hits a question draws on.
+func kParam(desc string) param {
+	return integer("k", desc, 1, retrieve.MaxK).withDefault(retrieve.DefaultK)
+}
+
+var searchParams = append([]param{
+	str("query", "what to find: words, a question, or an identifier").need(),
+	kParam("number of hits to return"),
+}, filterParams...)
+
+// searchRequest reads the arguments shared by search and ask; k defaults
+// to defK (rag.k_default).
+func searchRequest(a *args, queryField string, defK int) retrieve.Request {
+	k := defK
+	if k < 1 || k > retrieve.MaxK {
+		k = retrieve.DefaultK
 	}
-	req, err := searchRequest(a, "query", s.Config.RAG.KDefault)
-	if err != nil {
-		return toolOut{}, err
+	if a.has("k") {
+		k = a.integer("k")
 	}
-	res, err := s.Engine.Search(ctx, req)
+	return retrieve.Request{
+		Query: a.str(queryField), K: k, Index: a.str("index"), PathPrefix: a.str("path_prefix"),
+		FileGlob: a.str("file_glob"), DocTypes: a.strings("doc_types"), In: a.str("in"),
+	}
+}
+
+func (s *Server) search(ctx context.Context, a *args) (toolOut, error) {
+	res, err := s.Engine.Search(ctx, searchRequest(a, "query", s.Config.RAG.KDefault))
 	if err != nil {
 		return toolOut{}, err
 	}

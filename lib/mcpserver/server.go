@@ -1,36 +1,34 @@
 // Package mcpserver exposes a dir2mcp index over MCP (SPEC §10–15) with the
-// official go-sdk: the dir2mcp.* tools, and an HTTP handler adding bearer
-// auth, an Origin allowlist and a health endpoint around the SDK's
-// Streamable HTTP transport.
+// official go-sdk: the dir2mcp.* tools, every indexed file as a resource,
+// prompts, completion, client logging, and the x402 MCP-native payment
+// flow. It serves stdio itself; lib/mcphttp serves it over Streamable HTTP.
 package mcpserver
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"sync"
 	"time"
 
 	"github.com/dir2mcp/dir2mcp/lib/config"
+	"github.com/dir2mcp/dir2mcp/lib/corpus"
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
 	"github.com/dir2mcp/dir2mcp/lib/events"
 	"github.com/dir2mcp/dir2mcp/lib/exclude"
 	"github.com/dir2mcp/dir2mcp/lib/indexer"
 	"github.com/dir2mcp/dir2mcp/lib/models"
+	"github.com/dir2mcp/dir2mcp/lib/ratelimit"
 	"github.com/dir2mcp/dir2mcp/lib/retrieve"
 	"github.com/dir2mcp/dir2mcp/lib/rootfs"
 	"github.com/dir2mcp/dir2mcp/lib/state"
 	"github.com/dir2mcp/dir2mcp/lib/store"
-	"github.com/dir2mcp/dir2mcp/lib/x402"
+	"github.com/dir2mcp/dir2mcp/lib/version"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Version is reported as serverInfo.version.
-var Version = "0.4.0"
-
 // Server holds what the tools need. Build one per state directory and call
-// MCP to get the protocol server, Handler to serve it over HTTP, or
+// MCP to get the protocol server (mcphttp.New serves it over HTTP), or
 // ServeStdio to serve it over stdin/stdout.
 type Server struct {
 	Engine  *retrieve.Engine
@@ -61,10 +59,10 @@ type Server struct {
 
 	once      sync.Once
 	srv       *mcp.Server
+	access    *corpus.Access
 	catalog   *catalog
-	expensive *limiter
+	expensive *ratelimit.Limiter
 	log       *slog.Logger
-	payments  *x402.Gate // set by EnablePayments
 }
 
 const instructions = `dir2mcp serves one directory as a searchable index.
@@ -93,7 +91,7 @@ func (s *Server) build() {
 		pageSize = 500
 	}
 	s.srv = mcp.NewServer(&mcp.Implementation{
-		Name: "dir2mcp", Title: "dir2mcp: Directory RAG MCP Server", Version: Version,
+		Name: "dir2mcp", Title: "dir2mcp: Directory RAG MCP Server", Version: version.Version,
 	}, &mcp.ServerOptions{
 		Instructions:              instructions,
 		Logger:                    slog.New(minLevel{s.logger().Handler(), slog.LevelWarn}),
@@ -108,9 +106,11 @@ func (s *Server) build() {
 		},
 	})
 	s.log = slog.New(fanout{s.logger().Handler(), newClientLog(s.srv)})
+	s.access = &corpus.Access{Root: s.Root, StateDir: s.Dir.Path, Exclude: s.Exclude, Store: s.Store}
 	if s.Config != nil {
 		rl := s.Config.Server.RateLimit
-		s.expensive = newLimiter(rl.ExpensiveRPS, rl.ExpensiveBurst)
+		s.expensive = ratelimit.New(rl.ExpensiveRPS, rl.ExpensiveBurst)
+		s.access.Archives = indexer.ArchiveLimits(s.Config)
 	}
 	for _, t := range s.tools() {
 		s.srv.AddTool(t.tool, s.wrap(t))
@@ -141,11 +141,30 @@ type toolOut struct {
 	extra   []mcp.Content // after the summary (ask_audio's audio)
 }
 
-// toolFunc runs a tool on raw arguments, or fails with a coded error.
-type toolFunc func(ctx context.Context, raw json.RawMessage) (toolOut, error)
+// toolFunc runs a tool on its validated arguments, or fails with a coded
+// error.
+type toolFunc func(ctx context.Context, a *args) (toolOut, error)
 
+// toolDef is a served tool. To add one:
+//  1. declare its arguments as params (params.go builders: str, oneOf,
+//     integer, atLeast, boolean, strList, object), taking limits and enums
+//     from the constants of the package that enforces them;
+//  2. write its output schema (schemas.go) and a toolFunc reading the
+//     arguments through args (already validated: accessors cannot fail),
+//     and files only through s.access (lib/corpus: Open, Read,
+//     CheckSecret);
+//  3. list it in allTools (or providerTools): an mcp.Tool with name, title,
+//     description, OutputSchema: outputSchema(...) and annotations
+//     (readOnly or providerTool), plus in and run.
+//
+// InputSchema is generated from in, and every call is validated against
+// the same params before run, so what tools/list advertises is what the
+// tool accepts (TestToolsHonourTheirSchemas checks each bound and enum
+// against the real handlers); failures are isError results with the
+// spec's codes (errorResult).
 type toolDef struct {
 	tool *mcp.Tool
+	in   []param
 	run  toolFunc
 	// expensive tools draw from the stricter rate-limit tier.
 	expensive bool
@@ -184,28 +203,32 @@ func (s *Server) tools() []toolDef {
 }
 
 func (s *Server) allTools() []toolDef {
-	return append([]toolDef{
+	defs := append([]toolDef{
 		{tool: &mcp.Tool{Name: "dir2mcp.search", Title: "Search the directory",
-			Description: "Hybrid search (BM25 keywords + semantic vectors) over every indexed file. Returns the best chunks with rel_path, a focused snippet and a line/page/time span to cite or open; in=title searches document titles and paths only.",
-			InputSchema: schema(searchInput), OutputSchema: outputSchema(searchOutput), Annotations: readOnly("Search the directory")},
-			run: s.search},
+			Description:  "Hybrid search (BM25 keywords + semantic vectors) over every indexed file. Returns the best chunks with rel_path, a focused snippet and a line/page/time span to cite or open; in=title searches document titles and paths only.",
+			OutputSchema: outputSchema(searchOutput), Annotations: readOnly("Search the directory")},
+			in: searchParams, run: s.search},
 		{tool: &mcp.Tool{Name: "dir2mcp.ask", Title: "Answer a question with citations",
-			Description: "Answers a question from the indexed content with citations like [path:L10-L20], [report.pdf#p=3] or [call.mp3@t=01:05-01:35]: written by the configured chat model (every citation checked against the hits), or quoted from the best passages when no chat model is configured. mode=search_only returns the supporting hits without an answer.",
-			InputSchema: schema(askInput), OutputSchema: outputSchema(askOutput), Annotations: readOnly("Answer with citations")},
-			run: s.ask, expensive: true},
+			Description:  "Answers a question from the indexed content with citations like [path:L10-L20], [report.pdf#p=3] or [call.mp3@t=01:05-01:35]: written by the configured chat model (every citation checked against the hits), or quoted from the best passages when no chat model is configured. mode=search_only returns the supporting hits without an answer.",
+			OutputSchema: outputSchema(askOutput), Annotations: readOnly("Answer with citations")},
+			in: askParams, run: s.ask, expensive: true},
 		{tool: &mcp.Tool{Name: "dir2mcp.open_file", Title: "Open a file slice",
-			Description: "Returns the exact text of a file under the root: a line range, a PDF page or a transcript time range, for verifying a citation. Paths outside the root and files matching secret/exclude rules are refused.",
-			InputSchema: schema(openFileInput), OutputSchema: outputSchema(openFileOutput), Annotations: readOnly("Open a file slice")},
-			run: s.openFile},
+			Description:  "Returns the exact text of a file under the root: a line range, a PDF page or a transcript time range, for verifying a citation. Paths outside the root and files matching secret/exclude rules are refused.",
+			OutputSchema: outputSchema(openFileOutput), Annotations: readOnly("Open a file slice")},
+			in: openFileParams, run: s.openFile},
 		{tool: &mcp.Tool{Name: "dir2mcp.list_files", Title: "List indexed files",
-			Description: "Lists files known to the index (path, type, size, status), filtered by path prefix or glob, with paging.",
-			InputSchema: schema(listFilesInput), OutputSchema: outputSchema(listFilesOutput), Annotations: readOnly("List indexed files")},
-			run: s.listFiles},
+			Description:  "Lists files known to the index (path, type, size, status), filtered by path prefix or glob, with paging.",
+			OutputSchema: outputSchema(listFilesOutput), Annotations: readOnly("List indexed files")},
+			in: listFilesParams, run: s.listFiles},
 		{tool: &mcp.Tool{Name: "dir2mcp.stats", Title: "Index status",
-			Description: "Indexing progress and health: counters, models in use, vector index sizes.",
-			InputSchema: schema(statsInput), OutputSchema: outputSchema(statsOutput), Annotations: readOnly("Index status")},
+			Description:  "Indexing progress and health: counters, models in use, vector index sizes.",
+			OutputSchema: outputSchema(statsOutput), Annotations: readOnly("Index status")},
 			run: s.stats},
 	}, s.providerTools()...)
+	for _, d := range defs {
+		d.tool.InputSchema = inputSchema(d.in)
+	}
+	return defs
 }
 
 // maxLinks bounds the resource_link items added to a result.
@@ -220,8 +243,8 @@ func (s *Server) wrap(t toolDef) mcp.ToolHandler {
 	name := t.tool.Name
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		if t.expensive {
-			if ok, wait := s.expensive.allow(sessionKey(req.Session)); !ok {
-				e := rateLimited(name, wait)
+			if ok, wait := s.expensive.Allow(sessionKey(req.Session)); !ok {
+				e := ratelimit.Exceeded(name, wait)
 				s.log.Warn("rate limited", "tool", name, "retry_after_ms", e.RetryAfterMs)
 				return errorResult(e), nil
 			}
@@ -229,7 +252,11 @@ func (s *Server) wrap(t toolDef) mcp.ToolHandler {
 		p := newProgress(ctx, req)
 		p.report(0, "running "+name)
 		start := time.Now()
-		res, err := t.run(withProgress(ctx, p), req.Params.Arguments)
+		var res toolOut
+		a, err := parseArgs(req.Params.Arguments, t.in)
+		if err == nil {
+			res, err = t.run(withProgress(ctx, p), a)
+		}
 		s.log.Debug("tool call", "tool", name, "ms", time.Since(start).Milliseconds(), "ok", err == nil)
 		if ctx.Err() != nil {
 			return nil, ctx.Err()

@@ -2,7 +2,6 @@ package mcpserver
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -65,10 +64,7 @@ type statsVector struct {
 // IndexKindName describes the vector index implementation in stats.
 const IndexKindName = "exact-flat-f32 (SIMD dot product, no ANN approximation)"
 
-func (s *Server) stats(ctx context.Context, raw json.RawMessage) (toolOut, error) {
-	if _, err := parseArgs(raw); err != nil {
-		return toolOut{}, err
-	}
+func (s *Server) stats(ctx context.Context, _ *args) (toolOut, error) {
 	st := s.currentStatus(ctx)
 	counts, err := s.Store.Counts(ctx)
 	if err != nil {

@@ -2,10 +2,10 @@ package mcpserver
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 
 	"github.com/dir2mcp/dir2mcp/lib/answer"
+	"github.com/dir2mcp/dir2mcp/lib/corpus"
 	"github.com/dir2mcp/dir2mcp/lib/record"
 	"github.com/dir2mcp/dir2mcp/lib/retrieve"
 )
@@ -17,22 +17,17 @@ type transcribeAskResult struct {
 	Transcribed        bool   `json:"transcribed"`
 }
 
-func (s *Server) transcribeAndAsk(ctx context.Context, raw json.RawMessage) (toolOut, error) {
-	a, err := parseArgs(raw, "rel_path", "question", "k")
-	if err != nil {
-		return toolOut{}, err
-	}
-	rel, err := a.str("rel_path", true)
-	if err != nil {
-		return toolOut{}, err
-	}
-	question, err := a.str("question", true)
-	if err != nil {
-		return toolOut{}, err
-	}
-	k, _, err := a.integer("k", min(max(s.Config.RAG.KDefault, 1), retrieve.MaxK), 1, retrieve.MaxK)
-	if err != nil {
-		return toolOut{}, err
+var transcribeAskParams = []param{
+	str("rel_path", "audio file (or archive member) relative to the root").need(),
+	str("question", "the question to answer from the recording").need(),
+	kParam("number of transcript passages to draw on"),
+}
+
+func (s *Server) transcribeAndAsk(ctx context.Context, a *args) (toolOut, error) {
+	rel, question := a.str("rel_path"), a.str("question")
+	k := min(max(s.Config.RAG.KDefault, 1), retrieve.MaxK)
+	if a.has("k") {
+		k = a.integer("k")
 	}
 	tr, t, transcribed, err := s.ensureTranscript(ctx, rel, transcribeOptions{timestamps: true})
 	if err != nil {
@@ -47,28 +42,28 @@ func (s *Server) transcribeAndAsk(ctx context.Context, raw json.RawMessage) (too
 		return toolOut{}, err
 	}
 	out := transcribeAskResult{Result: res, TranscriptProvider: tr.Provider, TranscriptModel: tr.Model, Transcribed: transcribed}
-	return toolOut{out: out, summary: strings.TrimSpace(res.Answer), files: []string{t.rel}}, nil
+	return toolOut{out: out, summary: strings.TrimSpace(res.Answer), files: []string{t.Rel}}, nil
 }
 
 // transcriptHits returns up to k passages of t's transcript for question:
 // the search's best matches in the file first, then the transcript's other
 // chunks in time order (a fresh transcript is searchable by keywords at
 // once, by meaning only after it is embedded).
-func (s *Server) transcriptHits(ctx context.Context, t target, question string, k int) ([]retrieve.Hit, bool, error) {
-	res, err := s.Engine.Search(ctx, retrieve.Request{Query: question, K: retrieve.MaxK, PathPrefix: t.rel, Index: retrieve.IndexText})
+func (s *Server) transcriptHits(ctx context.Context, t corpus.Target, question string, k int) ([]retrieve.Hit, bool, error) {
+	res, err := s.Engine.Search(ctx, retrieve.Request{Query: question, K: retrieve.MaxK, PathPrefix: t.Rel, Index: retrieve.IndexText})
 	if err != nil {
 		return nil, false, err
 	}
 	var hits []retrieve.Hit
 	seen := map[int64]bool{}
 	for _, h := range res.Hits {
-		if h.RelPath == t.rel && h.RepType == record.RepTranscript && len(hits) < k {
+		if h.RelPath == t.Rel && h.RepType == record.RepTranscript && len(hits) < k {
 			hits = append(hits, h)
 			seen[h.ChunkID] = true
 		}
 	}
 	if len(hits) < k {
-		ids, err := s.Store.RepChunkIDs(ctx, t.doc.DocID, record.RepTranscript)
+		ids, err := s.Store.RepChunkIDs(ctx, t.Doc.DocID, record.RepTranscript)
 		if err != nil {
 			return nil, false, err
 		}

@@ -13,7 +13,8 @@ import (
 // that is not served) and installs the gate on tools/call, for every
 // transport. Every other method (initialize, ping, tools/list, resources,
 // prompts, completion, logging) is never gated. Call it once, before
-// serving; Handler then also speaks the x402 HTTP transport.
+// serving, and pass g to mcphttp.Options.Payments so the HTTP transport
+// also speaks x402 over HTTP.
 func (s *Server) EnablePayments(g *x402.Gate) error {
 	srv := s.MCP()
 	var tools []x402.Tool
@@ -23,7 +24,6 @@ func (s *Server) EnablePayments(g *x402.Gate) error {
 	if err := g.Bind(tools); err != nil {
 		return err
 	}
-	s.payments = g
 	srv.AddReceivingMiddleware(paymentMiddleware(g))
 	return nil
 }
@@ -44,14 +44,14 @@ func paymentMiddleware(g *x402.Gate) mcp.Middleware {
 			name, transport := call.Params.Name, transportOf(call)
 			raw, paid := paymentOf(call)
 			if !paid {
-				return paymentResult(g.Require(name, transport)), nil
+				return PaymentResult(g.Require(name, transport)), nil
 			}
 			ticket, fail := g.Authorize(ctx, name, raw, transport)
 			if fail != nil {
 				if ctx.Err() != nil {
 					return nil, ctx.Err()
 				}
-				return paymentResult(fail), nil
+				return PaymentResult(fail), nil
 			}
 			res, err := next(ctx, method, req)
 			out, _ := res.(*mcp.CallToolResult)
@@ -68,7 +68,7 @@ func paymentMiddleware(g *x402.Gate) mcp.Middleware {
 			}
 			settled, fail := g.Settle(ctx, ticket)
 			if fail != nil {
-				return paymentResult(fail), nil // no result without settlement
+				return PaymentResult(fail), nil // no result without settlement
 			}
 			meta := make(mcp.Meta, len(out.Meta)+1)
 			for k, v := range out.Meta {
@@ -125,25 +125,25 @@ func toolErrorCode(r *mcp.CallToolResult) string {
 // error and x402 metadata ({code, message, retryable, stage, reason}).
 const DetailKey = "dir2mcp/error"
 
-// paymentFailure is the structuredContent of a payment failure: the
+// PaymentFailure is the structuredContent of a payment failure: the
 // PaymentRequired object itself (x402 MCP transport), plus the failed
 // settlement when there was one and dir2mcp's canonical error.
-type paymentFailure struct {
+type PaymentFailure struct {
 	x402.PaymentRequired
 	Settlement *x402.SettleResponse `json:"x402/payment-response,omitempty"`
 	Detail     x402.Detail          `json:"dir2mcp/error"`
 }
 
-// paymentResult is the tool result of a payment failure per the x402 MCP
+// PaymentResult is the tool result of a payment failure per the x402 MCP
 // transport: isError, the PaymentRequired as structuredContent, and
 // content[0].text the JSON {"x402/error": {code: 402, message, data}}.
-func paymentResult(f *x402.Failure) *mcp.CallToolResult {
+func PaymentResult(f *x402.Failure) *mcp.CallToolResult {
 	text, _ := json.Marshal(map[string]any{x402.MetaError: map[string]any{
 		"code": 402, "message": string(f.Err.Code) + ": " + f.Err.Message, "data": f.Required,
 	}})
 	return &mcp.CallToolResult{
 		IsError:           true,
 		Content:           []mcp.Content{&mcp.TextContent{Text: string(text)}},
-		StructuredContent: paymentFailure{PaymentRequired: f.Required, Settlement: f.Settlement, Detail: f.Detail()},
+		StructuredContent: PaymentFailure{PaymentRequired: f.Required, Settlement: f.Settlement, Detail: f.Detail()},
 	}
 }

@@ -1,5 +1,5 @@
 // Package models resolves a configuration to the model providers dir2mcp
-// uses beyond embeddings (lib/embed/catalog): OCR for PDFs and images,
+// uses beyond embeddings (lib/models/embedders): OCR for PDFs and images,
 // speech-to-text for audio, chat for answers and annotations, and
 // text-to-speech for ask_audio. Paid and slow results (OCR, transcripts,
 // annotations) are cached under the state directory, so indexing the same
@@ -25,11 +25,11 @@ import (
 
 	"github.com/dir2mcp/dir2mcp/lib/annotation"
 	"github.com/dir2mcp/dir2mcp/lib/cache"
+	"github.com/dir2mcp/dir2mcp/lib/chat"
 	"github.com/dir2mcp/dir2mcp/lib/config"
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
 	"github.com/dir2mcp/dir2mcp/lib/ocr"
 	"github.com/dir2mcp/dir2mcp/lib/ocr/tesseract"
-	"github.com/dir2mcp/dir2mcp/lib/provider"
 	"github.com/dir2mcp/dir2mcp/lib/provider/elevenlabs"
 	"github.com/dir2mcp/dir2mcp/lib/provider/mistral"
 	"github.com/dir2mcp/dir2mcp/lib/provider/ollama"
@@ -56,7 +56,7 @@ type Set struct {
 	WhyNoSTT string
 
 	// Chat generates answers; ChatModel is the model it is asked for.
-	Chat         provider.Chatter
+	Chat         chat.Chatter
 	ChatProvider string
 	ChatModel    string
 	WhyNoChat    string

@@ -5,46 +5,19 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/dir2mcp/dir2mcp/lib/chat"
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
 )
-
-// Message is one chat message.
-type Message struct {
-	Role    string `json:"role"` // system | user | assistant
-	Content string `json:"content"`
-}
-
-// ChatRequest asks a chat model for one completion.
-type ChatRequest struct {
-	Model       string
-	Messages    []Message
-	Temperature *float64 // nil = the provider's default
-	MaxTokens   int      // 0 = the provider's default
-}
-
-// ChatResponse is a completion.
-type ChatResponse struct {
-	Text             string
-	Model            string
-	FinishReason     string
-	PromptTokens     int
-	CompletionTokens int
-}
-
-// Chatter generates chat completions.
-type Chatter interface {
-	Chat(ctx context.Context, req ChatRequest) (*ChatResponse, error)
-}
 
 // chatCompletionsBody is the OpenAI-style POST /v1/chat/completions body,
 // which Mistral accepts too (client-python chatcompletionrequest.py: model,
 // messages, temperature, max_tokens, stream).
 type chatCompletionsBody struct {
-	Model       string    `json:"model"`
-	Messages    []Message `json:"messages"`
-	Temperature *float64  `json:"temperature,omitempty"`
-	MaxTokens   int       `json:"max_tokens,omitempty"`
-	Stream      bool      `json:"stream"`
+	Model       string         `json:"model"`
+	Messages    []chat.Message `json:"messages"`
+	Temperature *float64       `json:"temperature,omitempty"`
+	MaxTokens   int            `json:"max_tokens,omitempty"`
+	Stream      bool           `json:"stream"`
 }
 
 type chatCompletionsReply struct {
@@ -64,7 +37,7 @@ type chatCompletionsReply struct {
 // PostChatCompletions sends an OpenAI-style chat completion request to path
 // and returns the first choice. The message content may be a string or,
 // as Mistral's newer models send it, a list of {type: "text", text} chunks.
-func (c *Client) PostChatCompletions(ctx context.Context, path string, failCode errcode.Code, in ChatRequest) (*ChatResponse, error) {
+func (c *Client) PostChatCompletions(ctx context.Context, path string, failCode errcode.Code, in chat.Request) (*chat.Response, error) {
 	req := Request{Path: path, Op: "chat", FailCode: failCode}
 	body := chatCompletionsBody{Model: in.Model, Messages: in.Messages, Temperature: in.Temperature, MaxTokens: in.MaxTokens}
 	var out chatCompletionsReply
@@ -79,7 +52,7 @@ func (c *Client) PostChatCompletions(ctx context.Context, path string, failCode 
 	if !ok {
 		return nil, c.Malformed(req, "message content is neither a string nor a list of text chunks")
 	}
-	return &ChatResponse{
+	return &chat.Response{
 		Text: text, Model: out.Model, FinishReason: ch.FinishReason,
 		PromptTokens: out.Usage.PromptTokens, CompletionTokens: out.Usage.CompletionTokens,
 	}, nil

@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/dir2mcp/dir2mcp/lib/chat"
 )
 
 func TestFormRepeatsFieldsAndCarriesFile(t *testing.T) {
@@ -75,13 +77,13 @@ func TestChatContentStringOrChunks(t *testing.T) {
 		`{"choices":[{"message":{"content":[{"type":"thinking","thinking":[]},{"type":"text","text":"a"},{"type":"text","text":"b"}]}}]}`:                    "ab",
 	} {
 		c := newTestClient(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(body)) }), nil)
-		got, err := c.PostChatCompletions(context.Background(), "/", "", ChatRequest{Model: "m", Messages: []Message{{"user", "q"}}})
+		got, err := c.PostChatCompletions(context.Background(), "/", "", chat.Request{Model: "m", Messages: []chat.Message{{Role: "user", Content: "q"}}})
 		if err != nil || got.Text != want {
 			t.Fatalf("%s: %+v %v", body, got, err)
 		}
 	}
 	c := newTestClient(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(`{"choices":[]}`)) }), nil)
-	if _, err := c.PostChatCompletions(context.Background(), "/", "", ChatRequest{Model: "m"}); !errors.Is(err, ErrMalformed) {
+	if _, err := c.PostChatCompletions(context.Background(), "/", "", chat.Request{Model: "m"}); !errors.Is(err, ErrMalformed) {
 		t.Fatalf("no choices: %v", err)
 	}
 }

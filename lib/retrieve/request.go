@@ -10,6 +10,7 @@ import (
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
 	"github.com/dir2mcp/dir2mcp/lib/exclude"
 	"github.com/dir2mcp/dir2mcp/lib/record"
+	"slices"
 )
 
 // Index routing values (SPEC §9.1).
@@ -47,8 +48,23 @@ type Request struct {
 	In         string // both | title | content
 }
 
-// MaxK is the largest k a search accepts.
-const MaxK = 50
+// MaxK is the largest k a search accepts, DefaultK the k of a request
+// without one.
+const (
+	MaxK     = 50
+	DefaultK = 10
+)
+
+// The values a Request accepts: the single source of Request validation
+// and of the search tools' input schemas (lib/mcpserver).
+var (
+	Indexes = []string{IndexAuto, IndexText, IndexCode, IndexBoth}
+	Modes   = []string{ModeHybrid, ModeLexical, ModeVector}
+	Ins     = []string{InBoth, InTitle, InContent}
+	// DocTypes are the document types a search can filter on.
+	DocTypes = []string{record.DocCode, record.DocText, record.DocMarkdown, record.DocData, record.DocHTML,
+		record.DocPDF, record.DocImage, record.DocAudio, record.DocArchive}
+)
 
 // normalize validates r and fills defaults. Errors name the offending field.
 func (r *Request) normalize() (*exclude.Pattern, error) {
@@ -57,39 +73,28 @@ func (r *Request) normalize() (*exclude.Pattern, error) {
 		return nil, errcode.FieldError(errcode.MissingField, "query", "query must not be empty")
 	}
 	if r.K == 0 {
-		r.K = 10
+		r.K = DefaultK
 	}
 	if r.K < 1 || r.K > MaxK {
-		return nil, errcode.FieldError(errcode.InvalidRange, "k", "k must be between 1 and %d, got %d", MaxK, r.K)
+		return nil, errcode.OutOfRange("k", 1, MaxK, int64(r.K))
 	}
-	switch r.Index {
-	case "":
-		r.Index = IndexAuto
-	case IndexAuto, IndexText, IndexCode, IndexBoth:
-	default:
-		return nil, errcode.FieldError(errcode.InvalidField, "index", "index must be one of auto, text, code, both; got %q", r.Index)
+	var err error
+	if r.Index, err = oneOf("index", r.Index, Indexes); err != nil {
+		return nil, err
 	}
-	switch r.Mode {
-	case "":
-		r.Mode = ModeHybrid
-	case ModeHybrid, ModeLexical, ModeVector:
-	default:
-		return nil, errcode.FieldError(errcode.InvalidField, "mode", "mode must be hybrid, lexical or vector; got %q", r.Mode)
+	if r.Mode, err = oneOf("mode", r.Mode, Modes); err != nil {
+		return nil, err
 	}
-	switch r.In {
-	case "":
-		r.In = InBoth
-	case InBoth, InTitle, InContent:
-	default:
-		return nil, errcode.FieldError(errcode.InvalidField, "in", "in must be title, content or both; got %q", r.In)
+	if r.In, err = oneOf("in", r.In, Ins); err != nil {
+		return nil, err
 	}
 	r.PathPrefix = strings.TrimPrefix(strings.TrimSpace(r.PathPrefix), "./")
 	if strings.HasPrefix(r.PathPrefix, "/") || strings.Contains("/"+r.PathPrefix+"/", "/../") {
 		return nil, errcode.FieldError(errcode.PathOutsideRoot, "path_prefix", "path_prefix must be relative to the root, got %q", r.PathPrefix)
 	}
-	for i, t := range r.DocTypes {
-		if !knownDocType(t) {
-			return nil, errcode.FieldError(errcode.InvalidField, "doc_types", "doc_types[%d]: unknown doc type %q (known: code, text, md, data, html, pdf, image, audio, archive)", i, t)
+	for _, t := range r.DocTypes {
+		if !slices.Contains(DocTypes, t) {
+			return nil, errcode.NotOneOf("doc_types", t, DocTypes)
 		}
 	}
 	if r.FileGlob == "" {
@@ -111,11 +116,13 @@ func (negatedErr) Error() string { return `"!" negation is not allowed here` }
 
 var errNegated = negatedErr{}
 
-func knownDocType(t string) bool {
-	switch t {
-	case record.DocCode, record.DocText, record.DocMarkdown, record.DocData, record.DocHTML,
-		record.DocPDF, record.DocImage, record.DocAudio, record.DocArchive:
-		return true
+// oneOf returns v, or allowed[0] (the default) when v is empty.
+func oneOf(field, v string, allowed []string) (string, error) {
+	switch {
+	case v == "":
+		return allowed[0], nil
+	case !slices.Contains(allowed, v):
+		return "", errcode.NotOneOf(field, v, allowed)
 	}
-	return false
+	return v, nil
 }

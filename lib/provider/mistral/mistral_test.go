@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/dir2mcp/dir2mcp/lib/annotation"
+	"github.com/dir2mcp/dir2mcp/lib/chat"
 	"github.com/dir2mcp/dir2mcp/lib/chunk"
 	"github.com/dir2mcp/dir2mcp/lib/config"
 	"github.com/dir2mcp/dir2mcp/lib/embed"
@@ -287,7 +288,7 @@ func TestTranscribeWithoutTimestamps(t *testing.T) {
 
 func TestChat(t *testing.T) {
 	f := newFake(t)
-	got, err := f.client(t, Options{}).Chat(context.Background(), provider.ChatRequest{Messages: []provider.Message{{Role: "user", Content: "capital?"}}})
+	got, err := f.client(t, Options{}).Chat(context.Background(), chat.Request{Messages: []chat.Message{{Role: "user", Content: "capital?"}}})
 	if err != nil || got.Text != "Paris [doc.md:L1-L2]" || got.PromptTokens == 0 {
 		t.Fatalf("%+v %v", got, err)
 	}

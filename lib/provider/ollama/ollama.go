@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dir2mcp/dir2mcp/lib/chat"
 	"github.com/dir2mcp/dir2mcp/lib/config"
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
 	"github.com/dir2mcp/dir2mcp/lib/provider"
@@ -121,10 +122,10 @@ func (c *Client) Embedder(model string, dim int) (*provider.Embedder, error) {
 }
 
 type chatRequest struct {
-	Model    string             `json:"model"`
-	Messages []provider.Message `json:"messages"`
-	Stream   bool               `json:"stream"`
-	Options  map[string]any     `json:"options,omitempty"`
+	Model    string         `json:"model"`
+	Messages []chat.Message `json:"messages"`
+	Stream   bool           `json:"stream"`
+	Options  map[string]any `json:"options,omitempty"`
 }
 
 type chatResponse struct {
@@ -140,7 +141,7 @@ type chatResponse struct {
 // Chat returns a chat completion (POST /api/chat, not streamed);
 // Temperature and MaxTokens map to options.temperature and
 // options.num_predict.
-func (c *Client) Chat(ctx context.Context, req provider.ChatRequest) (*provider.ChatResponse, error) {
+func (c *Client) Chat(ctx context.Context, req chat.Request) (*chat.Response, error) {
 	if req.Model == "" {
 		return nil, errcode.New(errcode.ConfigInvalid, "ollama: no chat model configured")
 	}
@@ -162,10 +163,10 @@ func (c *Client) Chat(ctx context.Context, req provider.ChatRequest) (*provider.
 	if out.Message == nil {
 		return nil, c.http.Malformed(preq, "no message in the reply")
 	}
-	return &provider.ChatResponse{
+	return &chat.Response{
 		Text: out.Message.Content, Model: out.Model, FinishReason: out.DoneReason,
 		PromptTokens: out.PromptEvalCount, CompletionTokens: out.EvalCount,
 	}, nil
 }
 
-var _ provider.Chatter = (*Client)(nil)
+var _ chat.Chatter = (*Client)(nil)

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dir2mcp/dir2mcp/lib/chat"
 	"github.com/dir2mcp/dir2mcp/lib/embed"
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
 	"github.com/dir2mcp/dir2mcp/lib/provider"
@@ -144,7 +145,7 @@ func TestEmbedErrors(t *testing.T) {
 func TestChat(t *testing.T) {
 	f := newFake(t)
 	temp := 0.2
-	got, err := f.client(t).Chat(context.Background(), provider.ChatRequest{Model: "llama3.2", Temperature: &temp, MaxTokens: 100, Messages: []provider.Message{{Role: "user", Content: "hi"}}})
+	got, err := f.client(t).Chat(context.Background(), chat.Request{Model: "llama3.2", Temperature: &temp, MaxTokens: 100, Messages: []chat.Message{{Role: "user", Content: "hi"}}})
 	if err != nil || got.Text != "Hello!" || got.CompletionTokens != 3 {
 		t.Fatalf("%+v %v", got, err)
 	}

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dir2mcp/dir2mcp/lib/chat"
 	"github.com/dir2mcp/dir2mcp/lib/config"
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
 	"github.com/dir2mcp/dir2mcp/lib/provider"
@@ -111,11 +112,11 @@ func (c *Client) Embedder(model string, dim int) (*provider.Embedder, error) {
 }
 
 // Chat returns a chat completion (POST /v1/chat/completions).
-func (c *Client) Chat(ctx context.Context, req provider.ChatRequest) (*provider.ChatResponse, error) {
+func (c *Client) Chat(ctx context.Context, req chat.Request) (*chat.Response, error) {
 	if req.Model == "" {
 		return nil, errcode.New(errcode.ConfigInvalid, "openai: no chat model configured")
 	}
 	return c.http.PostChatCompletions(ctx, "/v1/chat/completions", "", req)
 }
 
-var _ provider.Chatter = (*Client)(nil)
+var _ chat.Chatter = (*Client)(nil)

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dir2mcp/dir2mcp/lib/chat"
 	"github.com/dir2mcp/dir2mcp/lib/config"
 	"github.com/dir2mcp/dir2mcp/lib/embed"
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
@@ -182,11 +183,11 @@ func TestEmbedTimeout(t *testing.T) {
 
 func TestChat(t *testing.T) {
 	f := newFake(t)
-	got, err := f.client(t, key, 0).Chat(context.Background(), provider.ChatRequest{Model: "gpt-4o-mini", Messages: []provider.Message{{Role: "user", Content: "q"}}})
+	got, err := f.client(t, key, 0).Chat(context.Background(), chat.Request{Model: "gpt-4o-mini", Messages: []chat.Message{{Role: "user", Content: "q"}}})
 	if err != nil || got.Text != "42" {
 		t.Fatalf("%+v %v", got, err)
 	}
-	if _, err := f.client(t, key, 0).Chat(context.Background(), provider.ChatRequest{}); errcode.Of(err) != errcode.ConfigInvalid {
+	if _, err := f.client(t, key, 0).Chat(context.Background(), chat.Request{}); errcode.Of(err) != errcode.ConfigInvalid {
 		t.Fatalf("no model: %v", err)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/dir2mcp/dir2mcp/lib/config"
 	"github.com/dir2mcp/dir2mcp/lib/x402"
 )
 
@@ -251,4 +252,20 @@ func Signature(payment json.RawMessage) string {
 	}
 	_ = json.Unmarshal(payment, &p)
 	return p.Payload.Signature
+}
+
+// PayTo is the receiving address of Config's payment requirements.
+const PayTo = "0x209693Bc6afc0C5328bA36FaF03C514EF312287C"
+
+// Config is the default x402 configuration with payments in mode through
+// f (1 s timeout), paid on f's network to PayTo; in mode on, gated names
+// the charged tools.
+func (f *Facilitator) Config(mode string, gated ...string) config.X402Config {
+	c := config.Default().X402
+	c.Mode, c.FacilitatorURL = mode, f.URL
+	c.FacilitatorTimeout = config.Duration(time.Second)
+	c.RoutePolicy.ToolsCall.Network = f.Network
+	c.RoutePolicy.ToolsCall.PayTo = PayTo
+	c.RoutePolicy.ToolsCall.Tools = gated
+	return c
 }

@@ -1,0 +1,99 @@
+// Package corpus is the file-access policy of the served directory: which
+// rel_paths a client may read or see listed, the checks on what a path
+// resolves to (root confinement, the state directory, the config file,
+// security.path_excludes), the exclusions the index learned from derived
+// content (a secret in a PDF's text or in an archive member), and the
+// secret-pattern check on everything returned (SPEC §15.4, §17). Every
+// tool and resource that reads or names a file goes through an Access.
+package corpus
+
+import (
+	"path/filepath"
+	"strings"
+
+	"github.com/dir2mcp/dir2mcp/lib/archive"
+	"github.com/dir2mcp/dir2mcp/lib/config"
+	"github.com/dir2mcp/dir2mcp/lib/errcode"
+	"github.com/dir2mcp/dir2mcp/lib/exclude"
+	"github.com/dir2mcp/dir2mcp/lib/rootfs"
+	"github.com/dir2mcp/dir2mcp/lib/store"
+)
+
+// Access reads documents of one root on behalf of clients.
+type Access struct {
+	Root *rootfs.Root
+	// StateDir is the absolute state directory, never served.
+	StateDir string
+	Exclude  *exclude.Engine
+	// Store is the index: what it knows about a document (its type, and
+	// whether indexing excluded it).
+	Store *store.Store
+	// Archives caps reading an archive member.
+	Archives archive.Limits
+}
+
+// HiddenCodes are the document codes of files excluded for security:
+// such files are never named to clients, not even in listings.
+var HiddenCodes = []string{string(errcode.PathExcluded), string(errcode.SecretExcluded)}
+
+// securityCodes are the document codes that mean "never show this".
+var securityCodes = []string{string(errcode.SecretExcluded), string(errcode.PathExcluded), string(errcode.Forbidden)}
+
+// Check runs a client path through root confinement and the exclusion
+// engine: outside the root → PATH_OUTSIDE_ROOT; a missing file →
+// FILE_NOT_FOUND; the state directory, the config file or an excluded
+// path → FORBIDDEN. It returns the canonical rel_path.
+func (a *Access) Check(rel string) (string, error) {
+	clean, err := rootfs.Clean(rel)
+	if err != nil {
+		return "", err
+	}
+	abs, err := a.Root.Resolve(clean)
+	if err != nil {
+		return "", err
+	}
+	if st := a.StateDir; abs == st || strings.HasPrefix(abs, st+string(filepath.Separator)) {
+		return "", errcode.FieldError(errcode.Forbidden, "rel_path", "%s is inside the dir2mcp state directory and is never served", clean)
+	}
+	if clean == config.DefaultFileName {
+		return "", errcode.FieldError(errcode.Forbidden, "rel_path", "%s is dir2mcp's config file, which may hold credentials, and is never served", clean)
+	}
+	if err := a.excluded(clean, clean); err != nil {
+		return "", err
+	}
+	return clean, nil
+}
+
+// excluded is FORBIDDEN, naming the document shown, when
+// security.path_excludes matches p.
+func (a *Access) excluded(p, shown string) error {
+	if pat, ok := a.Exclude.PathExcluded(p); ok {
+		return errcode.FieldError(errcode.Forbidden, "rel_path", "%s is excluded by security.path_excludes (%s)", shown, pat)
+	}
+	return nil
+}
+
+// CheckSecret refuses content that matches a secret pattern: the exclusion
+// engine runs on everything a tool returns.
+func (a *Access) CheckSecret(rel string, content []byte) error {
+	if _, hit := a.Exclude.SecretMatch(content); hit {
+		return errcode.FieldError(errcode.Forbidden, "rel_path", "%s matches a secret pattern (security.secret_patterns) and is not served", rel)
+	}
+	return nil
+}
+
+// Listable reports whether an indexed document may be named to clients
+// (as a resource): not excluded at indexing time (errorCode) nor by the
+// current path excludes.
+func (a *Access) Listable(rel, errorCode string) bool {
+	switch errcode.Code(errorCode) {
+	case errcode.SecretExcluded, errcode.PathExcluded:
+		return false
+	}
+	if a.Exclude != nil {
+		if _, ok := a.Exclude.PathExcluded(rel); ok {
+			return false
+		}
+	}
+	return true
+}
