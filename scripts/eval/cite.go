@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/dir2mcp/dir2mcp/lib/cite"
 	"github.com/dir2mcp/dir2mcp/lib/config"
-	"github.com/dir2mcp/dir2mcp/lib/eval"
 	"github.com/dir2mcp/dir2mcp/lib/exclude"
 	"github.com/dir2mcp/dir2mcp/lib/mcpserver"
 	"github.com/dir2mcp/dir2mcp/lib/record"
@@ -54,11 +54,10 @@ func newCiter(ctx context.Context, eng *retrieve.Engine, st *store.Store, dir st
 
 func (c *citer) close() { c.session.Close() }
 
-// check opens h's span and reports whether h's snippet is inside it: ok
-// after removing the markdown the HTML extractor adds to an HTML snippet
-// (eval.UnmarkHTMLSnippet), literal by the plain rule. A span the tool
-// rejects is a wrong citation; a failing transport is an error.
-func (c *citer) check(ctx context.Context, h retrieve.Hit) (ok, literal bool, err error) {
+// check opens h's span and reports whether h's snippet is inside it by
+// the citation rule (lib/cite.Check). A span the tool rejects is a wrong
+// citation; a failing transport is an error.
+func (c *citer) check(ctx context.Context, h retrieve.Hit) (bool, error) {
 	args := map[string]any{"rel_path": h.RelPath, "max_chars": 50000}
 	switch h.Span.Kind {
 	case record.SpanLines:
@@ -73,7 +72,7 @@ func (c *citer) check(ctx context.Context, h retrieve.Hit) (ok, literal bool, er
 	if !seen {
 		res, err := c.session.CallTool(ctx, &mcp.CallToolParams{Name: "dir2mcp.open_file", Arguments: args})
 		if err != nil {
-			return false, false, fmt.Errorf("open_file %v: %w", args, err)
+			return false, fmt.Errorf("open_file %v: %w", args, err)
 		}
 		if !res.IsError {
 			var out struct {
@@ -81,19 +80,14 @@ func (c *citer) check(ctx context.Context, h retrieve.Hit) (ok, literal bool, er
 			}
 			b, _ := json.Marshal(res.StructuredContent)
 			if err := json.Unmarshal(b, &out); err != nil {
-				return false, false, fmt.Errorf("open_file %v: %w", args, err)
+				return false, fmt.Errorf("open_file %v: %w", args, err)
 			}
 			a = openAnswer{content: out.Content, ok: true}
 		}
 		c.seen[key] = a
 	}
 	if !a.ok {
-		return false, false, nil
+		return false, nil
 	}
-	isHTML := h.DocType == record.DocHTML
-	literal = eval.SnippetInside(h.Snippet, a.content, isHTML)
-	if isHTML && !literal {
-		return eval.SnippetInside(eval.UnmarkHTMLSnippet(h.Snippet), a.content, true), false, nil
-	}
-	return literal, literal, nil
+	return cite.Check(h.Snippet, a.content, h.DocType), nil
 }

@@ -41,17 +41,17 @@ func TestCiterChecksThroughOpenFile(t *testing.T) {
 		t.Fatalf("search: %v %+v", err, res)
 	}
 	h := res.Hits[0]
-	if ok, literal, err := ix.cite.check(ctx, h); err != nil || !ok || !literal {
-		t.Fatalf("true citation %+v rejected: %v %v %v", h.Span, ok, literal, err)
+	if ok, err := ix.cite.check(ctx, h); err != nil || !ok {
+		t.Fatalf("true citation %+v rejected: %v %v", h.Span, ok, err)
 	}
 	moved := h
 	moved.Span = record.Lines(1, 3)
-	if ok, _, err := ix.cite.check(ctx, moved); err != nil || ok {
+	if ok, err := ix.cite.check(ctx, moved); err != nil || ok {
 		t.Errorf("citation moved to filler lines accepted: %v %v", ok, err)
 	}
 	backwards := h
 	backwards.Span = record.Lines(h.Span.EndLine+1, h.Span.StartLine)
-	if ok, _, err := ix.cite.check(ctx, backwards); err != nil || ok {
+	if ok, err := ix.cite.check(ctx, backwards); err != nil || ok {
 		t.Errorf("backwards span accepted: %v %v", ok, err)
 	}
 }

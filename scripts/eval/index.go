@@ -92,10 +92,6 @@ type result struct {
 	byType map[string]*citeCount // by doc type, both halves
 }
 
-// literalHTML is the doc-type row of HTML hits checked by the plain rule,
-// without removing the extractor's markdown from the snippet.
-const literalHTML = "html (literal rule)"
-
 func (r *result) countType(t string, ok bool) {
 	if r.byType[t] == nil {
 		r.byType[t] = &citeCount{}
@@ -169,16 +165,13 @@ func (ix *index) score(sv setVariant, qs []eval.Query, qrels eval.Qrels, mode st
 		checked := res.Hits[:min(len(res.Hits), eval.K)]
 		oks := make([]bool, len(checked))
 		for i, h := range checked {
-			ok, literal, err := ix.cite.check(ctx, h)
+			ok, err := ix.cite.check(ctx, h)
 			if err != nil {
 				return nil, err
 			}
 			oks[i] = ok
 			r.cite[half].add(ok)
 			r.countType(h.DocType, ok)
-			if h.DocType == record.DocHTML {
-				r.countType(literalHTML, literal)
-			}
 		}
 		if *verbose && s.SuccessK == 0 {
 			top := make([]string, 0, 3)

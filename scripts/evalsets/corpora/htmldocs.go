@@ -4,8 +4,6 @@ import (
 	"html"
 	"regexp"
 	"strings"
-
-	"github.com/dir2mcp/dir2mcp/lib/eval"
 )
 
 // The Python 3.11 documentation as HTML (Debian python3.11-doc): every
@@ -71,7 +69,7 @@ func faqQuestions(root string) ([]faqQuestion, error) {
 						if m == nil || len(stack) == 0 || stack[len(stack)-1].q != nil {
 							continue
 						}
-						if q := strings.TrimSpace(eval.HTMLText(m[1])); strings.HasSuffix(q, "?") {
+						if q := strings.TrimSpace(htmlText(m[1])); strings.HasSuffix(q, "?") {
 							stack[len(stack)-1].q = &faqQuestion{rel: rel, inner: m[1], start: i + 1}
 						}
 					}
