@@ -292,3 +292,55 @@ func TestListDocumentsPaging(t *testing.T) {
 		t.Fatalf("glob page: %v %d", docs, total)
 	}
 }
+
+func TestDocumentsByMetadata(t *testing.T) {
+	s, _ := openTest(t)
+	ctx := context.Background()
+	err := s.Update(ctx, func(tx *Tx) error {
+		for i, p := range []string{"a/1.go", "a/2.md", "b/3.go", "b/4.pdf", "c/5.go"} {
+			d := doc(p)
+			d.SizeBytes, d.MtimeUnix = int64(100*(i+1)), int64(1000+i)
+			if p == "b/4.pdf" {
+				d.DocType, d.Status, d.Code = record.DocPDF, record.StatusSkipped, "SECRET_EXCLUDED"
+			}
+			if _, err := tx.UpsertDocument(d, ""); err != nil {
+				return err
+			}
+		}
+		_, err := tx.TombstoneDocument("c/5.go")
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths := func(q DocQuery, keep func(Doc) bool, limit int) string {
+		docs, err := s.Documents(ctx, q, keep, limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ps []string
+		for _, d := range docs {
+			ps = append(ps, d.RelPath)
+		}
+		return strings.Join(ps, ",")
+	}
+	for _, c := range []struct {
+		q    DocQuery
+		keep func(Doc) bool
+		lim  int
+		want string
+	}{
+		{DocQuery{MaxSize: -1}, nil, 0, "a/1.go,a/2.md,b/3.go,b/4.pdf"},
+		{DocQuery{MaxSize: -1, HideCodes: []string{"SECRET_EXCLUDED"}}, nil, 0, "a/1.go,a/2.md,b/3.go"},
+		{DocQuery{MaxSize: -1, After: "a/2.md"}, nil, 0, "b/3.go,b/4.pdf"},
+		{DocQuery{MaxSize: -1, PathPrefix: "b/", DocTypes: []string{record.DocCode}}, nil, 0, "b/3.go"},
+		{DocQuery{MinSize: 200, MaxSize: 300}, nil, 0, "a/2.md,b/3.go"},
+		{DocQuery{MaxSize: 0}, nil, 0, ""},
+		{DocQuery{MaxSize: -1, ModifiedSince: 1001, ModifiedBefore: 1003}, nil, 0, "a/2.md,b/3.go"},
+		{DocQuery{MaxSize: -1}, func(d Doc) bool { return strings.HasSuffix(d.RelPath, ".go") }, 1, "a/1.go"},
+	} {
+		if got := paths(c.q, c.keep, c.lim); got != c.want {
+			t.Errorf("%+v: got %q, want %q", c.q, got, c.want)
+		}
+	}
+}
