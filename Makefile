@@ -62,6 +62,10 @@ conformance: build
 
 # Long-running measurements (not part of `make test`): Go benchmarks of the
 # hot paths, then the end-to-end run on the Go standard library source.
+# BASELINE is a git ref whose search latency is measured side by side
+# (default: the last landing before the retrieval rework of issue 10;
+# BASELINE= skips it).
+BASELINE ?= b147433
 bench: build
 	$(GO) test $(GOFLAGS) -run '^$$' -bench . -benchtime 2x ./lib/... 2>&1 | grep -E '^(Benchmark|ok|PASS|FAIL|goos|cpu)' || true
 	@echo "== embedding throughput, whole pipeline, fake Mistral answering after 50 ms (target: >= 20 chunks/s/slot)"
@@ -70,7 +74,7 @@ bench: build
 	$(GO) test $(GOFLAGS) -run '^$$' -bench 'BenchmarkExtract' -benchtime 1s ./lib/pdf/ 2>&1 | grep -E '^Benchmark' || true
 	@echo "x402 gate on an ungated search (target: overhead-% and gate-% < 2):"
 	$(GO) test $(GOFLAGS) -run '^$$' -bench '^BenchmarkPaymentGateOverhead$$' -benchtime 5x ./lib/mcphttp 2>&1 | grep -E '^(Benchmark|FAIL)' || true
-	$(GO) run $(GOFLAGS) ./scripts/bench -bin $(BIN)
+	$(GO) run $(GOFLAGS) ./scripts/bench -bin $(BIN) $(if $(BASELINE),-baseline $(BASELINE))
 
 # Retrieval quality on the public eval sets (testdata/eval/README.md): pinned
 # corpora (Go standard library, Debian docs and sources, npm packages, a Go

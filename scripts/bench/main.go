@@ -7,9 +7,11 @@
 //   - search latency over MCP (official go-sdk client → `dir2mcp serve`), p50/p99;
 //   - grep over MCP for literal patterns, p50/p99, side by side with `grep -rn`
 //     on the same files in the same run (and the same matching lines);
-//   - the chunk count.
+//   - the chunk count;
+//   - with -baseline REF: search latency of this build and of git ref REF's,
+//     each over its own fresh index of the corpus, in alternating rounds.
 //
-// Usage: go run ./scripts/bench [-corpus DIR] [-bin DIR] [-queries N]
+// Usage: go run ./scripts/bench [-corpus DIR] [-bin DIR] [-queries N] [-baseline REF]
 // (make bench builds the binaries first). The index is written to a temp
 // state dir, never into the corpus.
 package main
@@ -27,6 +29,7 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -41,6 +44,7 @@ func main() {
 	qfile := flag.String("query-file", "testdata/eval/gostd/symbol.sample.queries.tsv", "TSV of qid<TAB>query (falls back to built-in queries)")
 	keep := flag.Bool("keep", false, "keep the state dir")
 	stateDir := flag.String("state", "", "existing state dir: only measure search latency over it")
+	baseline := flag.String("baseline", "", "git ref whose dir2mcp search latency is measured side by side (fresh indexes, alternating rounds)")
 	flag.Parse()
 	if *stateDir != "" {
 		if err := searchOnly(*corpus, *binDir, *stateDir, *qfile, *nq); err != nil {
@@ -49,7 +53,7 @@ func main() {
 		}
 		return
 	}
-	if err := run(*corpus, *binDir, *qfile, *nq, *keep); err != nil {
+	if err := run(*corpus, *binDir, *qfile, *nq, *keep, *baseline); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
@@ -57,7 +61,7 @@ func main() {
 
 type result struct{ name, value, note string }
 
-func run(corpus, binDir, qfile string, nq int, keep bool) error {
+func run(corpus, binDir, qfile string, nq int, keep bool, baseline string) error {
 	dir2mcp, err := filepath.Abs(filepath.Join(binDir, "dir2mcp"))
 	if err != nil {
 		return err
@@ -107,6 +111,19 @@ func run(corpus, binDir, qfile string, nq int, keep bool) error {
 	}
 	out = append(out, g.results()...)
 	out = append(out, result{"chunks", fmt.Sprint(chunks), ""})
+	if baseline != "" {
+		stop() // one server at a time from here
+		bin, cleanup, err := buildBaseline(baseline)
+		if err != nil {
+			return err
+		}
+		defer cleanup()
+		rows, err := sideBySide(dir2mcp, bin, corpus, queries(qfile, nq), 4)
+		if err != nil {
+			return err
+		}
+		out = append(out, rows...)
+	}
 
 	fmt.Println()
 	fmt.Printf("| %-32s | %-12s | %s\n", "measure", "value", "note")
@@ -183,7 +200,7 @@ func index(bin, corpus, state string) (time.Duration, int64, error) {
 }
 
 // serve starts `dir2mcp serve` over state and connects an MCP client;
-// stop closes both.
+// stop closes both (more calls do nothing).
 func serve(bin, corpus, state string) (*mcpclient.Client, func(), error) {
 	cmd := exec.Command(bin, "serve", "--dir", corpus, "--state-dir", state, "--json", "--listen", "127.0.0.1:0")
 	// One client firing queries back to back: the per-client rate limit is not what is measured.
@@ -214,7 +231,8 @@ func serve(bin, corpus, state string) (*mcpclient.Client, func(), error) {
 		kill()
 		return nil, nil, err
 	}
-	return c, func() { c.Close(); kill() }, nil
+	var once sync.Once
+	return c, func() { once.Do(func() { c.Close(); kill() }) }, nil
 }
 
 // searchLatency times search queries over MCP.
