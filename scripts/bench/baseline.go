@@ -51,7 +51,7 @@ func sideBySide(current, baseline, corpus string, qs []string, rounds int) ([]re
 	}
 	type side struct {
 		name, bin, state string
-		lat               []time.Duration
+		lat              []time.Duration
 	}
 	cur := &side{name: "current", bin: current}
 	base := &side{name: "baseline", bin: baseline, state: state}
