@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/dir2mcp/dir2mcp/lib/cite"
 	"github.com/dir2mcp/dir2mcp/lib/config"
@@ -76,13 +78,23 @@ func (c *citer) check(ctx context.Context, h retrieve.Hit) (bool, error) {
 		}
 		if !res.IsError {
 			var out struct {
-				Content string `json:"content"`
+				Content   string `json:"content"`
+				Truncated bool   `json:"truncated"`
 			}
 			b, _ := json.Marshal(res.StructuredContent)
 			if err := json.Unmarshal(b, &out); err != nil {
 				return false, fmt.Errorf("open_file %v: %w", args, err)
 			}
 			a = openAnswer{content: out.Content, ok: true}
+			if out.Truncated && h.Span.Kind == record.SpanLines {
+				// Lines longer than max_chars (minified files, one-line
+				// HTML): read the file through open_file's byte reads and
+				// cut the cited lines out of it.
+				a, err = c.readLines(ctx, h.RelPath, h.Span.StartLine, h.Span.EndLine)
+				if err != nil {
+					return false, err
+				}
+			}
 		}
 		c.seen[key] = a
 	}
@@ -90,4 +102,52 @@ func (c *citer) check(ctx context.Context, h retrieve.Hit) (bool, error) {
 		return false, nil
 	}
 	return cite.Check(h.Snippet, a.content, h.DocType), nil
+}
+
+// readLines returns lines [start, end] (1-based) of a file read whole
+// through open_file's exact reads (offset/length), for spans whose lines
+// are too long for a line read.
+func (c *citer) readLines(ctx context.Context, rel string, start, end int) (openAnswer, error) {
+	var data strings.Builder
+	for off := int64(0); ; {
+		args := map[string]any{"rel_path": rel, "offset": off, "length": 1 << 20}
+		res, err := c.session.CallTool(ctx, &mcp.CallToolParams{Name: "dir2mcp.open_file", Arguments: args})
+		if err != nil {
+			return openAnswer{}, fmt.Errorf("open_file %v: %w", args, err)
+		}
+		if res.IsError {
+			return openAnswer{}, nil
+		}
+		var out struct {
+			Content    string `json:"content"`
+			Encoding   string `json:"encoding"`
+			EOF        bool   `json:"eof"`
+			NextOffset *int64 `json:"next_offset"`
+		}
+		b, _ := json.Marshal(res.StructuredContent)
+		if err := json.Unmarshal(b, &out); err != nil {
+			return openAnswer{}, fmt.Errorf("open_file %v: %w", args, err)
+		}
+		switch out.Encoding {
+		case "utf-8":
+			data.WriteString(out.Content)
+		case "base64": // a piece ending inside a character, or binary
+			raw, err := base64.StdEncoding.DecodeString(out.Content)
+			if err != nil {
+				return openAnswer{}, fmt.Errorf("open_file %v: %w", args, err)
+			}
+			data.Write(raw)
+		default:
+			return openAnswer{}, nil
+		}
+		if out.EOF || out.NextOffset == nil {
+			break
+		}
+		off = *out.NextOffset
+	}
+	lines := strings.Split(data.String(), "\n")
+	if start < 1 || end > len(lines) || start > end {
+		return openAnswer{}, nil
+	}
+	return openAnswer{content: strings.Join(lines[start-1:end], "\n"), ok: true}, nil
 }
