@@ -109,7 +109,7 @@ func (e *Engine) Search(ctx context.Context, req Request) (Result, error) {
 		return Result{}, err
 	}
 	q := lexical.Parse(req.Query)
-	route := chooseRoute(req, q)
+	route := chooseRoute(req)
 	res := Result{Query: req.Query, K: req.K, IndexUsed: route.used, Hits: []Hit{}}
 	filter := store.ChunkFilter{PathPrefix: req.PathPrefix, DocTypes: req.DocTypes}
 	if glob != nil {
@@ -212,7 +212,7 @@ func (e *Engine) Search(ctx context.Context, req Request) (Result, error) {
 		wv *= max(1-cov, minVectorShare)
 		res.PhraseCoverage = cov
 	}
-	e.fuse(list, route, wv, !mentionsTests(q))
+	e.fuse(list, wv, !mentionsTests(q))
 
 	// Pick the hits (at most MaxPerFile per file), then load their text.
 	perFile := map[string]int{}
@@ -310,7 +310,7 @@ func (e *Engine) loadRefs(ctx context.Context, cands map[int64]*candidate) error
 // first. A chunk holding an identifier the query names gets a lexical bonus,
 // so a weak vector neighbour cannot outrank a chunk that literally contains
 // the rare identifier the user typed.
-func (e *Engine) fuse(list []*candidate, route route, wv float64, demoteTests bool) {
+func (e *Engine) fuse(list []*candidate, wv float64, demoteTests bool) {
 	wl := e.Tuning.LexicalWeight
 	if wl <= 0 && wv <= 0 {
 		wl, wv = 1, 1
@@ -321,7 +321,6 @@ func (e *Engine) fuse(list []*candidate, route route, wv float64, demoteTests bo
 		fuseCC(list, wl, wv)
 	}
 	for _, c := range list {
-		c.fused *= route.kindWeight(c.ref.IndexKind)
 		if demoteTests && IsTestFile(c.ref.RelPath) {
 			c.fused *= testPrior
 		}

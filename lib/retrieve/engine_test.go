@@ -249,21 +249,6 @@ func TestCitations(t *testing.T) {
 	}
 }
 
-func TestLooksLikeCode(t *testing.T) {
-	for q, want := range map[string]bool{
-		"ReadFileHeader":                 true,
-		"io.ReadAll":                     true,
-		"func main()":                    true,
-		"snake_case_name":                true,
-		"how do I read a file":           false,
-		"what is the tar archive format": false,
-	} {
-		if got := retrieve.LooksLikeCode(q); got != want {
-			t.Errorf("LooksLikeCode(%q) = %v", q, got)
-		}
-	}
-}
-
 func TestTestFilesAreDemotedUnlessAsked(t *testing.T) {
 	for p, want := range map[string]bool{
 		"tar/reader_test.go": true, "pkg/test_utils.py": true, "src/app.spec.ts": true, "a/testdata/x.go": true,

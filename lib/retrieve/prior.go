@@ -11,7 +11,7 @@ import (
 // code does is best answered by the implementation; tests repeat its names
 // and vocabulary and would otherwise crowd the top. Queries that mention
 // tests get no demotion.
-const testPrior = 0.8
+const testPrior = 0.6
 
 // IsTestFile reports whether a path looks like a test, fixture or example
 // file in common language conventions.
