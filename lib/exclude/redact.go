@@ -1,8 +1,10 @@
 package exclude
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"regexp/syntax"
@@ -255,4 +257,53 @@ func (r *Redactor) Count(s string) int {
 		return 0
 	}
 	return strings.Count(s, r.replacement)
+}
+
+// MaskValue masks every string inside v, a value decoded from JSON into
+// any (maps, slices, strings, numbers), in place for maps and slices, and
+// returns the new value and how many spans were masked. Map keys are kept.
+func (r *Redactor) MaskValue(v any) (any, int) {
+	if !r.Enabled() {
+		return v, 0
+	}
+	switch x := v.(type) {
+	case string:
+		return r.Mask(x)
+	case map[string]any:
+		n := 0
+		for k, e := range x {
+			m, c := r.MaskValue(e)
+			x[k], n = m, n+c
+		}
+		return x, n
+	case []any:
+		n := 0
+		for i, e := range x {
+			m, c := r.MaskValue(e)
+			x[i], n = m, n+c
+		}
+		return x, n
+	}
+	return v, 0
+}
+
+// MaskJSON masks the string values of a JSON document, keeping its
+// structure (numbers are kept exactly); raw that is not JSON is masked as
+// text.
+func (r *Redactor) MaskJSON(raw []byte) ([]byte, int) {
+	if len(r.spans(raw)) == 0 {
+		return raw, 0
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return r.MaskBytes(raw)
+	}
+	v, n := r.MaskValue(v)
+	out, err := json.Marshal(v)
+	if err != nil {
+		return r.MaskBytes(raw)
+	}
+	return out, n
 }

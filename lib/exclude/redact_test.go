@@ -240,3 +240,19 @@ func TestRedactCoversEveryRegexpMatch(t *testing.T) {
 		}
 	}
 }
+
+func TestRedactJSONKeepsStructure(t *testing.T) {
+	r := defaultRedactor(t)
+	in := []byte(`{"db":{"url":"postgres://u:S3cr3tPw@h/db","port":5432,"ratio":1.50},"tags":["a","DB_PASSWORD=hunter2xyz"]}`)
+	out, n := r.MaskJSON(in)
+	if n != 2 || strings.Contains(string(out), "S3cr3tPw") || strings.Contains(string(out), "hunter2xyz") ||
+		!strings.Contains(string(out), `"port":5432`) || !strings.Contains(string(out), `"ratio":1.50`) {
+		t.Errorf("MaskJSON = %s (%d)", out, n)
+	}
+	if out, n := r.MaskJSON([]byte(`{"a":1}`)); n != 0 || string(out) != `{"a":1}` {
+		t.Errorf("MaskJSON without secrets = %s", out)
+	}
+	if out, n := r.MaskJSON([]byte("not json password=hunter2xyz")); n != 1 || strings.Contains(string(out), "hunter2xyz") {
+		t.Errorf("MaskJSON on text = %s", out)
+	}
+}

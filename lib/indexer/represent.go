@@ -88,6 +88,7 @@ func (x *Extractor) textRep(r result, data []byte) result {
 	if err != nil {
 		return x.failed(r, record.StatusError, errcode.ExtractFailed, errcode.As(err).Message)
 	}
+	res.Text, _ = x.redact.Mask(res.Text)
 	kind := record.KindText
 	var pieces []chunk.Piece
 	ch := x.Config.Chunking
@@ -104,6 +105,7 @@ func (x *Extractor) textRep(r result, data []byte) result {
 	}
 	r.act = actReplace
 	r.about = extract.Describe(res, data, d.DocType, d.RelPath)
+	maskAbout(x.redact, &r.about)
 	r.title = r.about.Title
 	r.rep = store.RepInput{
 		Type:     record.RepRawText,
