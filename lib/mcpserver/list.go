@@ -19,6 +19,7 @@ type fileEntry struct {
 	Status    string `json:"status"`
 	Deleted   bool   `json:"deleted"`
 	Reason    string `json:"reason,omitempty"`
+	Rule      string `json:"rule,omitempty"`
 }
 
 type listResult struct {
@@ -33,13 +34,20 @@ var listFilesParams = []param{
 	str("glob", "gitignore-style glob on rel_path, e.g. **/*.md"),
 	integer("limit", "page size", 1, 5000).withDefault(200),
 	atLeast("offset", "files to skip (paging)", 0, maxLine).withDefault(0),
+	boolean("excluded", "list instead the files kept out of the index for security (secret patterns, path excludes), each with the rule that excluded it (never its content)").withDefault(false),
 }
 
 func (s *Server) listFiles(ctx context.Context, a *args) (toolOut, error) {
 	prefix, glob, limit, offset := a.str("path_prefix"), a.str("glob"), a.integer("limit"), a.integer("offset")
-	// Files excluded for security are not even named to clients (SPEC §17).
-	f := store.DocFilter{PathPrefix: strings.TrimPrefix(prefix, "./"),
+	// Files excluded for security are not named in the listing (SPEC §17);
+	// excluded=true lists them, by rule, for the owner to spot a false
+	// positive. Either way only files within the caller's scope.
+	f := store.DocFilter{PathPrefix: strings.TrimPrefix(prefix, "./"), Within: corpus.ScopeFrom(ctx).Paths(),
 		HideCodes: corpus.HiddenCodes}
+	excluded := a.boolean("excluded")
+	if excluded {
+		f.HideCodes, f.OnlyCodes = nil, corpus.HiddenCodes
+	}
 	if glob != "" {
 		p, err := exclude.ParsePattern(glob)
 		if err != nil || p.Negate {
@@ -53,16 +61,26 @@ func (s *Server) listFiles(ctx context.Context, a *args) (toolOut, error) {
 	}
 	res := listResult{Limit: limit, Offset: offset, Total: total, Files: make([]fileEntry, 0, len(docs))}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d file(s) match; showing %d from offset %d:\n", total, len(docs), offset)
+	what := "file(s) match"
+	if excluded {
+		what = "file(s) excluded from the index for security"
+	}
+	fmt.Fprintf(&b, "%d %s; showing %d from offset %d:\n", total, what, len(docs), offset)
 	for _, d := range docs {
 		e := fileEntry{RelPath: d.RelPath, DocType: d.DocType, SizeBytes: d.SizeBytes, MtimeUnix: d.MtimeUnix,
 			Status: d.Status, Deleted: d.Deleted}
 		if d.Status != "ok" {
 			e.Reason = strings.TrimPrefix(strings.TrimSpace(d.ErrorCode+": "+d.Error), ": ")
 		}
+		if excluded {
+			e.Rule = corpus.ExclusionRule(d.Error, s.Config.Security.SecretPatterns)
+		}
 		res.Files = append(res.Files, e)
 		line := fmt.Sprintf("%s  %s  %d B", d.RelPath, d.DocType, d.SizeBytes)
-		if e.Reason != "" {
+		switch {
+		case e.Rule != "":
+			line += "  [excluded by " + e.Rule + "]"
+		case e.Reason != "":
 			line += "  [" + d.Status + ": " + e.Reason + "]"
 		}
 		b.WriteString(line)

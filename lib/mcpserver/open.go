@@ -90,7 +90,11 @@ func (s *Server) openFile(ctx context.Context, a *args) (toolOut, error) {
 	if err != nil {
 		return toolOut{}, err
 	}
-	lines := strings.Split(txt.Text, "\n")
+	// Mask credentials over the whole file before cutting a line range: a
+	// range inside a key block holds no BEGIN line to recognise it by.
+	// Masking keeps line breaks, so line numbers stay those of the file.
+	text, _ := s.redact.Mask(txt.Text)
+	lines := strings.Split(text, "\n")
 	if n := len(lines); n > 0 && lines[n-1] == "" {
 		lines = lines[:n-1]
 	}

@@ -8,9 +8,11 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
+	"github.com/dir2mcp/dir2mcp/lib/audit"
 	"github.com/dir2mcp/dir2mcp/lib/config"
 	"github.com/dir2mcp/dir2mcp/lib/corpus"
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
@@ -56,6 +58,9 @@ type Server struct {
 	// Pending, if set, is called after a tool stored chunks that await
 	// embedding (a transcript, an annotation), so the indexer embeds them.
 	Pending func()
+	// Audit receives one record per tools/call and resources/read (nil: no
+	// audit log).
+	Audit *audit.Log
 
 	once      sync.Once
 	srv       *mcp.Server
@@ -63,6 +68,10 @@ type Server struct {
 	catalog   *catalog
 	expensive *ratelimit.Limiter
 	log       *slog.Logger
+	redact    *exclude.Redactor // security.redact; nil masks nothing
+	served    map[string]bool   // the registered tools
+	// stdioSession names the stdio client's session in audit records.
+	stdioSession string
 }
 
 const instructions = `dir2mcp serves one directory as a searchable index.
@@ -111,9 +120,16 @@ func (s *Server) build() {
 		rl := s.Config.Server.RateLimit
 		s.expensive = ratelimit.New(rl.ExpensiveRPS, rl.ExpensiveBurst)
 		s.access.Archives = indexer.ArchiveLimits(s.Config)
+		s.redact, _ = indexer.Redactor(s.Config) // validated by the caller (CheckControls)
 	}
+	s.stdioSession = "stdio-" + randomID()
+	// Payments (EnablePayments) wrap the controls: a call the controls
+	// refuse is an isError result, which is never charged.
+	s.srv.AddReceivingMiddleware(s.controls)
+	s.served = map[string]bool{}
 	for _, t := range s.tools() {
 		s.srv.AddTool(t.tool, s.wrap(t))
+		s.served[t.tool.Name] = true
 	}
 	s.addPrompts()
 	s.catalog = newCatalog(s)
@@ -178,9 +194,13 @@ func readOnly(title string) *mcp.ToolAnnotations {
 }
 
 // tools returns the served tools: all of them, or with ReadOnly set only
-// those that never write.
+// those that never write, and with server.tools (--tools) set only those
+// it lists.
 func (s *Server) tools() []toolDef {
 	all := s.allTools()
+	if s.Config != nil && len(s.Config.Server.Tools) > 0 {
+		all = slices.DeleteFunc(all, func(d toolDef) bool { return !slices.Contains(s.Config.Server.Tools, d.tool.Name) })
+	}
 	if s.Providers != nil && s.Providers.Chat != nil {
 		// Answers are written by a remote chat model: not a closed world.
 		t := true

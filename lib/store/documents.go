@@ -83,12 +83,17 @@ func (s *Store) Document(ctx context.Context, relPath string) (Doc, bool, error)
 
 // DocFilter selects documents for listing.
 type DocFilter struct {
-	PathPrefix     string
+	PathPrefix string
+	// Within restricts the listing to these rel_path prefixes (a
+	// credential's scope; see Within).
+	Within         []string
 	Match          func(relPath string) bool // extra predicate (glob), applied in order
 	IncludeDeleted bool
 	// HideCodes leaves out documents whose error_code is one of these
 	// (files excluded as secrets must not even be listed to clients).
 	HideCodes []string
+	// OnlyCodes keeps only documents whose error_code is one of these.
+	OnlyCodes []string
 }
 
 // ListDocuments returns documents in rel_path order matching f, after
@@ -104,9 +109,19 @@ func (s *Store) ListDocuments(ctx context.Context, f DocFilter, limit, offset in
 		where += " AND rel_path >= ? AND rel_path < ?"
 		args = append(args, lo, hi)
 	}
+	if cond, a := withinSQL("rel_path", f.Within); cond != "" {
+		where += " AND " + cond
+		args = append(args, a...)
+	}
 	if len(f.HideCodes) > 0 {
 		where += " AND COALESCE(error_code, '') NOT IN (" + placeholders(len(f.HideCodes)) + ")"
 		for _, c := range f.HideCodes {
+			args = append(args, c)
+		}
+	}
+	if len(f.OnlyCodes) > 0 {
+		where += " AND error_code IN (" + placeholders(len(f.OnlyCodes)) + ")"
+		for _, c := range f.OnlyCodes {
 			args = append(args, c)
 		}
 	}
