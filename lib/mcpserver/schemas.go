@@ -267,6 +267,7 @@ var askAudioOutput = `{
 // JSON (panicking on a malformed literal, which is a programming error).
 func schema(s string) json.RawMessage {
 	s = strings.ReplaceAll(s, "HIT", hitSchema)
+	s = strings.ReplaceAll(s, "DRIFT", driftSchema)
 	s = strings.ReplaceAll(s, "SPAN", spanSchema)
 	var v any
 	if err := json.Unmarshal([]byte(s), &v); err != nil {

@@ -244,6 +244,10 @@ func (s *Server) allTools() []toolDef {
 			Description:  "Indexing progress and health: counters, models in use, vector index sizes.",
 			OutputSchema: outputSchema(statsOutput), Annotations: readOnly("Index status")},
 			run: s.stats},
+		{tool: &mcp.Tool{Name: "dir2mcp.diff", Title: "Files changed since indexing",
+			Description:  "Lists the files added, modified and deleted under the root since the last index run (what the next run would index again), comparing content hashes where size or mtime changed.",
+			OutputSchema: outputSchema(diffOutput), Annotations: readOnly("Files changed since indexing")},
+			in: diffParams, run: s.diff, expensive: true},
 	}, s.providerTools()...)
 	for _, d := range defs {
 		d.tool.InputSchema = inputSchema(d.in)
