@@ -33,7 +33,7 @@ const queueLen = 4096
 // Log appends records to the audit file from a background goroutine. Its
 // methods are safe for concurrent use; a nil *Log discards records. Several
 // processes may write the same file: each write and rotation happens under
-// an advisory lock (Path + ".lock").
+// an advisory lock (locks/<name>.lock beside Path).
 type Log struct {
 	o    Options
 	q    chan Record
@@ -51,10 +51,11 @@ func Open(o Options) (*Log, error) {
 	if o.Keep < 1 {
 		o.Keep = 1
 	}
-	if err := os.MkdirAll(filepath.Dir(o.Path), 0o700); err != nil {
+	locks := filepath.Join(filepath.Dir(o.Path), "locks")
+	if err := os.MkdirAll(locks, 0o700); err != nil {
 		return nil, err
 	}
-	lock, err := os.OpenFile(o.Path+".lock", os.O_RDWR|os.O_CREATE, 0o600)
+	lock, err := os.OpenFile(filepath.Join(locks, filepath.Base(o.Path)+".lock"), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, err
 	}

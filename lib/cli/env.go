@@ -61,6 +61,7 @@ var flagKeys = map[string]string{
 	"x402-resource-base-url": "x402.resource_base_url",
 	"x402-network":           "x402.route_policy.tools_call.network",
 	"x402-price":             "x402.route_policy.tools_call.price",
+	"tools":                  "server.tools",
 }
 
 // setup resolves the environment. eventsToStderr sends events to stderr

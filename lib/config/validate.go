@@ -134,9 +134,9 @@ var checks = map[string]check{
 		}
 		return nil
 	},
-	"security.allowed_origins": eachString("an origin like http://localhost or https://host:8443", validOrigin),
-	"security.allowed_hosts":   eachString("a host name like mcp.example.com, *.example.com or *", validHostPattern),
-	"security.path_excludes":   eachString("a non-empty glob pattern", func(s string) bool { return strings.TrimSpace(s) != "" }),
+	"security.allowed_origins":    eachString("an origin like http://localhost or https://host:8443", validOrigin),
+	"security.allowed_hosts":      eachString("a host name like mcp.example.com, *.example.com or *", validHostPattern),
+	"security.path_excludes":      eachString("a non-empty glob pattern", func(s string) bool { return strings.TrimSpace(s) != "" }),
 	"security.secret_patterns":    regexps,
 	"security.redact.replacement": nonEmpty,
 	"security.redact.patterns":    regexps,

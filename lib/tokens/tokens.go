@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -189,10 +190,14 @@ func List(p string) ([]Token, error) {
 	return tf.Tokens, err
 }
 
-// update runs fn on the tokens file under a lock and writes the result
-// atomically with mode 0600.
+// update runs fn on the tokens file under a lock (locks/tokens.json.lock
+// beside it) and writes the result atomically with mode 0600.
 func update(p string, fn func(*file) error) error {
-	lock, err := os.OpenFile(p+".lock", os.O_RDWR|os.O_CREATE, 0o600)
+	locks := filepath.Join(filepath.Dir(p), "locks")
+	if err := os.MkdirAll(locks, 0o755); err != nil {
+		return errcode.Wrap(errcode.StoreCorrupt, err, "cannot create %s: %v", locks, err)
+	}
+	lock, err := os.OpenFile(filepath.Join(locks, filepath.Base(p)+".lock"), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return errcode.Wrap(errcode.StoreCorrupt, err, "cannot lock %s: %v", p, err)
 	}
