@@ -412,8 +412,9 @@ func (s *service) flushTokenUse(ctx context.Context) {
 	}
 }
 
-// tokenFlush is how often a server writes token last-use times.
-const tokenFlush = 10 * time.Second
+// tokenFlush is how often a server writes token last-use times (only
+// when one changed).
+const tokenFlush = 2 * time.Second
 
 // resolveToken finds the bearer token per security.auth (SPEC §10.6, §17).
 func resolveToken(e *env) (state.Token, error) {

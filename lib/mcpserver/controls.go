@@ -98,12 +98,26 @@ func (s *Server) controlledCall(ctx context.Context, call *mcp.CallToolRequest, 
 	}
 	if err != nil {
 		rec.Error = protocolCode(ctx, err)
+		err = s.maskError(err)
 	}
 	s.auditFinish(rec, start)
 	if res == nil {
 		return nil, err
 	}
 	return res, err
+}
+
+// maskError masks credentials in a JSON-RPC error's message and data (an
+// error may quote the request).
+func (s *Server) maskError(err error) error {
+	var je *jsonrpc.Error
+	if !s.redact.Enabled() || !errors.As(err, &je) {
+		return err
+	}
+	masked := *je
+	masked.Message, _ = s.redact.Mask(je.Message)
+	masked.Data, _ = s.redact.MaskJSON(je.Data)
+	return &masked
 }
 
 // controlledRead runs one resources/read under the controls.
@@ -125,6 +139,7 @@ func (s *Server) controlledRead(ctx context.Context, req mcp.Request, label stri
 	}
 	if err != nil {
 		rec.Error = protocolCode(ctx, err)
+		err = s.maskError(err)
 	}
 	s.auditFinish(rec, start)
 	return res, err
