@@ -266,7 +266,11 @@ func TestScopedTokens(t *testing.T) {
 	}
 	for _, args := range []map[string]any{{}, {"path_prefix": "src/"}, {"excluded": true}, {"glob": "**/*.go"}} {
 		r := d.tool("dir2mcp.list_files", args)
-		var l struct{ Files []struct{ RelPath string `json:"rel_path"` } }
+		var l struct {
+			Files []struct {
+				RelPath string `json:"rel_path"`
+			}
+		}
 		json.Unmarshal(r.StructuredContent, &l)
 		for _, f := range l.Files {
 			if !strings.HasPrefix(f.RelPath, "docs/") {
@@ -441,7 +445,9 @@ func TestDiffExitCodes(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "docs", "later.md"), "# Later\n")
 	r := c.tool("dir2mcp.diff", map[string]any{})
 	var md struct {
-		Added  []struct{ RelPath string `json:"rel_path"` }
+		Added []struct {
+			RelPath string `json:"rel_path"`
+		}
 		Counts map[string]int
 	}
 	json.Unmarshal(r.StructuredContent, &md)
