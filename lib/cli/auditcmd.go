@@ -36,7 +36,7 @@ func runAudit(ctx context.Context, cmd *ucli.Command) error {
 	}
 	f := audit.Filter{Tool: cmd.String("tool"), Token: cmd.String("token"), Errors: cmd.Bool("errors")}
 	if s := cmd.String("since"); s != "" {
-		if f.Since, err = parseSince(s, time.Now()); err != nil {
+		if f.Since, err = parseWhen("--since", s, time.Now(), false); err != nil {
 			return err
 		}
 	}
@@ -85,9 +85,10 @@ func formatRecord(r audit.Record) string {
 	return line
 }
 
-// parseSince reads --since: a duration back from now (30m, 24h, 7d, 2w) or
-// an RFC 3339 time or a date.
-func parseSince(s string, now time.Time) (time.Time, error) {
+// parseWhen reads a point in time for a flag: a duration from now in
+// seconds to weeks ("90s", "30m", "24h", "30d", "2w"; forward when after,
+// else back), an RFC 3339 time or a date (UTC midnight).
+func parseWhen(flag, s string, now time.Time, after bool) (time.Time, error) {
 	s = strings.TrimSpace(s)
 	if t, err := time.Parse(time.RFC3339, s); err == nil {
 		return t, nil
@@ -97,10 +98,13 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 	}
 	var n int
 	var unit string
-	if _, err := fmt.Sscanf(s, "%d%s", &n, &unit); err == nil && n >= 0 {
+	if _, err := fmt.Sscanf(s, "%d%s", &n, &unit); err == nil && n > 0 {
 		if d, ok := map[string]time.Duration{"s": time.Second, "m": time.Minute, "h": time.Hour, "d": 24 * time.Hour, "w": 7 * 24 * time.Hour}[unit]; ok {
-			return now.Add(-time.Duration(n) * d), nil
+			if !after {
+				d = -d
+			}
+			return now.Add(time.Duration(n) * d), nil
 		}
 	}
-	return time.Time{}, errcode.FieldError(errcode.ConfigInvalid, "--since", "--since %q: want a duration like 30m, 24h or 7d, an RFC 3339 time or a date like 2026-03-01", s)
+	return time.Time{}, errcode.FieldError(errcode.ConfigInvalid, flag, "%s %q: want a duration like 30m, 24h, 30d or 2w, an RFC 3339 time or a date like 2026-03-01", flag, s)
 }

@@ -24,11 +24,7 @@ func diffCommand() *ucli.Command {
 }
 
 func runDiff(ctx context.Context, cmd *ucli.Command) error {
-	e, err := setup(cmd, false)
-	if err != nil {
-		return err
-	}
-	st, err := e.openStore(ctx, readStore)
+	e, st, err := setupReader(ctx, cmd)
 	if err != nil {
 		return err
 	}

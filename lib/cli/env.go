@@ -159,6 +159,20 @@ const (
 	createStore        // read-write; a missing index is created
 )
 
+// setupReader resolves the environment of a command that only reads the
+// index, and opens it (INDEX_NOT_READY when there is none). Close the store.
+func setupReader(ctx context.Context, cmd *ucli.Command) (*env, *store.Store, error) {
+	e, err := setup(cmd, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := e.openStore(ctx, readStore)
+	if err != nil {
+		return nil, nil, err
+	}
+	return e, st, nil
+}
+
 // openStore opens the state dir's store in the given mode.
 func (e *env) openStore(ctx context.Context, mode int) (*store.Store, error) {
 	if mode == createStore {

@@ -47,11 +47,7 @@ type excludedFile struct {
 const maxExcludedShown = 20
 
 func runStatus(ctx context.Context, cmd *ucli.Command) error {
-	e, err := setup(cmd, false)
-	if err != nil {
-		return err
-	}
-	st, err := e.openStore(ctx, readStore)
+	e, st, err := setupReader(ctx, cmd)
 	if err != nil {
 		return err
 	}

@@ -75,9 +75,11 @@ func runTokenAdd(ctx context.Context, cmd *ucli.Command) error {
 		return err
 	}
 	now := time.Now()
-	expires, err := tokens.ParseExpiry(cmd.String("expires"), now)
-	if err != nil {
-		return err
+	var expires time.Time
+	if s := cmd.String("expires"); s != "" {
+		if expires, err = parseWhen("--expires", s, now, true); err != nil {
+			return err
+		}
 	}
 	if err := e.dir.Ensure(); err != nil {
 		return err

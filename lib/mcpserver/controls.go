@@ -92,15 +92,9 @@ func (s *Server) controlledCall(ctx context.Context, call *mcp.CallToolRequest, 
 			s.log.Error("a tool result named a path outside the caller's scope; refused", "tool", name, "token", label)
 			*res = *errorResult(errcode.New(errcode.OutOfScope, "the result of %s named a file outside this credential's scope and was withheld", name))
 		}
-		if b, e := json.Marshal(res); e == nil {
-			rec.ResultBytes = len(b)
-		}
+		rec.ResultBytes = jsonSize(res)
 	}
-	if err != nil {
-		rec.Error = protocolCode(ctx, err)
-		err = s.maskError(err)
-	}
-	s.auditFinish(rec, start)
+	err = s.auditFinish(ctx, rec, start, err)
 	if res == nil {
 		return nil, err
 	}
@@ -133,16 +127,18 @@ func (s *Server) controlledRead(ctx context.Context, req mcp.Request, label stri
 		for _, c := range r.Contents {
 			rec.Redactions += s.maskResource(c)
 		}
-		if b, e := json.Marshal(r); e == nil {
-			rec.ResultBytes = len(b)
-		}
+		rec.ResultBytes = jsonSize(r)
 	}
+	return res, s.auditFinish(ctx, rec, start, err)
+}
+
+// jsonSize is the size of v as JSON (0 when it cannot be encoded).
+func jsonSize(v any) int {
+	b, err := json.Marshal(v)
 	if err != nil {
-		rec.Error = protocolCode(ctx, err)
-		err = s.maskError(err)
+		return 0
 	}
-	s.auditFinish(rec, start)
-	return res, err
+	return len(b)
 }
 
 // secureResult masks credentials in res and checks it against the scope
@@ -326,8 +322,14 @@ func (s *Server) auditStart(req mcp.Request, label, tool string, args json.RawMe
 	return rec
 }
 
-// auditFinish completes rec and writes it.
-func (s *Server) auditFinish(rec audit.Record, start time.Time) {
+// auditFinish completes rec with the code of err, writes it, and returns
+// err with credentials masked.
+func (s *Server) auditFinish(ctx context.Context, rec audit.Record, start time.Time, err error) error {
 	rec.DurationMs = float64(time.Since(start).Microseconds()) / 1000
+	if err != nil {
+		rec.Error = protocolCode(ctx, err)
+		err = s.maskError(err)
+	}
 	s.Audit.Write(rec)
+	return err
 }

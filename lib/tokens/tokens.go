@@ -14,7 +14,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"path"
 	"path/filepath"
@@ -121,39 +120,6 @@ func CleanPaths(paths []string) ([]string, error) {
 		}
 	}
 	return out, nil
-}
-
-// ParseExpiry reads an expiry: a duration from now in days, weeks or hours
-// ("30d", "2w", "12h"), an RFC 3339 time or a date (2006-01-02, UTC
-// midnight). "" is no expiry.
-func ParseExpiry(s string, now time.Time) (time.Time, error) {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return time.Time{}, nil
-	}
-	bad := errcode.FieldError(errcode.ConfigInvalid, "--expires", "--expires %q: want a duration like 30d, 2w or 12h, an RFC 3339 time or a date like 2026-12-31", s)
-	if t, err := time.Parse(time.RFC3339, s); err == nil {
-		return t, nil
-	}
-	if t, err := time.Parse("2006-01-02", s); err == nil {
-		return t, nil
-	}
-	var n int
-	var unit string
-	if _, err := fmt.Sscanf(s, "%d%s", &n, &unit); err != nil || n <= 0 {
-		return time.Time{}, bad
-	}
-	switch unit {
-	case "d":
-		return now.Add(time.Duration(n) * 24 * time.Hour), nil
-	case "w":
-		return now.Add(time.Duration(n) * 7 * 24 * time.Hour), nil
-	case "h":
-		return now.Add(time.Duration(n) * time.Hour), nil
-	case "m":
-		return now.Add(time.Duration(n) * time.Minute), nil
-	}
-	return time.Time{}, bad
 }
 
 // load reads the tokens file at p: no file is no tokens. A file readable

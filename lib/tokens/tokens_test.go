@@ -106,20 +106,7 @@ func TestRegistryFollowsTheFile(t *testing.T) {
 	}
 }
 
-func TestParseExpiryAndPaths(t *testing.T) {
-	for in, want := range map[string]time.Time{
-		"30d": now.Add(30 * 24 * time.Hour), "2w": now.Add(14 * 24 * time.Hour), "12h": now.Add(12 * time.Hour),
-		"2026-12-31": time.Date(2026, 12, 31, 0, 0, 0, 0, time.UTC), "2026-04-01T10:00:00Z": time.Date(2026, 4, 1, 10, 0, 0, 0, time.UTC), "": {},
-	} {
-		if got, err := ParseExpiry(in, now); err != nil || !got.Equal(want) {
-			t.Errorf("ParseExpiry(%q) = %v %v", in, got, err)
-		}
-	}
-	for _, bad := range []string{"soon", "-3d", "3y", "0d"} {
-		if _, err := ParseExpiry(bad, now); err == nil {
-			t.Errorf("ParseExpiry(%q) accepted", bad)
-		}
-	}
+func TestCleanPaths(t *testing.T) {
 	got, err := CleanPaths([]string{"./docs/", "src/a.go", "docs/", " x\\y "})
 	if err != nil || strings.Join(got, ",") != "docs/,src/a.go,x/y" {
 		t.Errorf("CleanPaths = %v %v", got, err)
