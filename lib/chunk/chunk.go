@@ -18,7 +18,13 @@
 // or end with a blank line, and blank-only text yields no pieces. A piece's
 // Text is exactly its span's lines joined by "\n", except for a line longer
 // than the character cap, which is split into several pieces that all cite
-// that line.
+// that line (Col says where in the line a piece starts).
+//
+// That holds for the chunked text. When it is a representation whose lines
+// are not the file's (HTML rendered as text), Remap turns spans into file
+// lines and returns the map of each piece's own lines: a piece's Text then
+// came from exactly the source lines of its Span, and its map's Quote(Text)
+// is that text as it reads in the file.
 package chunk
 
 import "github.com/dir2mcp/dir2mcp/lib/record"
@@ -31,6 +37,9 @@ type Piece struct {
 	Span record.Span
 	// Ordinal is the piece's 0-based position in the representation.
 	Ordinal int
+	// Col is the byte offset of Text in its first line: 0 but for the
+	// later parts of a split line.
+	Col int
 }
 
 // Sizes named Chars are UTF-8 bytes; a cut never splits a rune.

@@ -1,26 +1,28 @@
 package chunk
 
-import "github.com/dir2mcp/dir2mcp/lib/record"
+import (
+	"github.com/dir2mcp/dir2mcp/lib/record"
+	"github.com/dir2mcp/dir2mcp/lib/srcmap"
+)
 
-// Remap rewrites the lines spans of pieces through lineMap, which maps
-// chunked-text line i (0-based index) to a 1-based source line, as
-// extract.Result.LineMap does. A span becomes [lineMap[start-1],
-// lineMap[end-1]] (the end raised to the start if the map decreases); lines
-// outside the map clamp to its ends. A nil or empty lineMap and spans of
-// other kinds are left alone.
-func Remap(pieces []Piece, lineMap []int) {
-	if len(lineMap) == 0 {
-		return
+// Remap rewrites the lines spans of pieces of a mapped representation into
+// source lines and returns, for each piece, the map of its own lines (see
+// srcmap.Map.Span and Cut): a span covers exactly the source lines its
+// piece's text came from, start ≤ end. Lines outside the map clamp to its
+// ends. A nil map (the chunked text is the source) leaves the pieces alone
+// and returns nil; a piece whose span is of another kind gets a nil map.
+func Remap(pieces []Piece, m srcmap.Map) []srcmap.Map {
+	if m == nil {
+		return nil
 	}
-	at := func(line int) int {
-		return lineMap[min(max(line, 1), len(lineMap))-1]
-	}
+	maps := make([]srcmap.Map, len(pieces))
 	for i := range pieces {
-		sp := &pieces[i].Span
-		if sp.Kind != record.SpanLines {
+		p := &pieces[i]
+		if p.Span.Kind != record.SpanLines {
 			continue
 		}
-		start, end := at(sp.StartLine), at(sp.EndLine)
-		sp.StartLine, sp.EndLine = start, max(end, start)
+		maps[i] = m.Cut(p.Span.StartLine, p.Col, p.Text)
+		p.Span = m.Span(p.Span.StartLine, p.Span.EndLine)
 	}
+	return maps
 }

@@ -27,7 +27,7 @@ func (x *lineIndex) appendSplitLine(out []Piece, i, maxChars, overlap int, code 
 			end = cutPoint(line, pos, pos+maxChars, code)
 		}
 		if part := strings.TrimRightFunc(line[pos:end], unicode.IsSpace); part != "" {
-			out = append(out, Piece{Text: part, Span: record.Lines(i+1, i+1), Ordinal: len(out)})
+			out = append(out, Piece{Text: part, Span: record.Lines(i+1, i+1), Ordinal: len(out), Col: pos})
 			last = x.start[i] + pos
 		}
 		if end >= len(line) {

@@ -14,35 +14,68 @@ type Scores struct {
 // K is the metric cutoff.
 const K = 10
 
-// Score evaluates a ranked list of distinct documents against the relevant
-// set (grades > 0). Only the first K documents count.
+// Score evaluates a ranked list of distinct files against the relevant
+// set (grades > 0). Only the first K files count.
 func Score(ranked []string, rel map[string]int) Scores {
+	hits := make([]Hit, len(ranked))
+	for i, p := range ranked {
+		hits[i] = Hit{Path: p}
+	}
+	return ScoreHits(hits, rel)
+}
+
+// ScoreHits evaluates ranked hits against judged documents (qrels DOCs:
+// whole files or line ranges; see Doc.Matches). Only the first K hits count.
+// A hit earns the grade of the best judged document it matches that no
+// earlier hit matched, so each document counts once; success and MRR take
+// the first hit matching any judged document. Unparsable DOCs never match.
+func ScoreHits(hits []Hit, rel map[string]int) Scores {
 	var s Scores
 	if len(rel) == 0 {
 		return s
 	}
-	if len(ranked) > K {
-		ranked = ranked[:K]
+	if len(hits) > K {
+		hits = hits[:K]
 	}
-	dcg, found := 0.0, 0
-	for i, d := range ranked {
-		g, ok := rel[d]
-		if !ok {
-			continue
+	docs := make([]Doc, 0, len(rel))
+	grades := make([]int, 0, len(rel))
+	for k, g := range rel {
+		grades = append(grades, g)
+		if d, err := ParseDoc(k); err == nil {
+			docs = append(docs, d)
 		}
-		if found == 0 {
-			s.MRR = 1 / float64(i+1)
-			s.SuccessK = 1
-			if i == 0 {
-				s.Success1 = 1
+	}
+	sort.Slice(docs, func(i, j int) bool { return docs[i].String() < docs[j].String() })
+	counted := map[Doc]bool{}
+	dcg, found, first := 0.0, 0, -1
+	for i, h := range hits {
+		best, bestG := Doc{}, 0
+		any := false
+		for _, d := range docs {
+			if !d.Matches(h) {
+				continue
+			}
+			any = true
+			if g := rel[d.String()]; !counted[d] && g > bestG {
+				best, bestG = d, g
 			}
 		}
+		if any && first < 0 {
+			first = i
+		}
+		if bestG == 0 {
+			continue
+		}
+		counted[best] = true
 		found++
-		dcg += (math.Pow(2, float64(g)) - 1) / math.Log2(float64(i+2))
+		dcg += (math.Pow(2, float64(bestG)) - 1) / math.Log2(float64(i+2))
 	}
-	grades := make([]int, 0, len(rel))
-	for _, g := range rel {
-		grades = append(grades, g)
+	if first >= 0 {
+		s.MRR = 1 / float64(first+1)
+		s.SuccessK = 1
+		if first == 0 {
+			s.Success1 = 1
+		}
 	}
 	sort.Sort(sort.Reverse(sort.IntSlice(grades)))
 	idcg := 0.0

@@ -1,5 +1,6 @@
 // Package eval scores retrieval against TREC/BEIR-style judgements:
-// queries (qid TAB text), qrels (qid 0 doc grade), and ranked file lists,
+// queries (qid TAB text), qrels (qid 0 doc grade, doc a file or a line
+// range "path:L<start>-L<end>"), and ranked hits or file lists,
 // giving success@k, MRR@k, nDCG@k and recall@k.
 package eval
 

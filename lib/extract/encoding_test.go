@@ -55,8 +55,8 @@ func TestRawTextEncodings(t *testing.T) {
 		if r.Text != want || r.Encoding != c.wantEnc {
 			t.Errorf("%s: got %q (%s), want %q (%s)", c.name, r.Text, r.Encoding, want, c.wantEnc)
 		}
-		if r.LineMap != nil {
-			t.Errorf("%s: LineMap = %v, want nil for text", c.name, r.LineMap)
+		if r.Map != nil {
+			t.Errorf("%s: Map = %v, want nil for text", c.name, r.Map)
 		}
 	}
 }

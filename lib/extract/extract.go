@@ -3,9 +3,10 @@
 //
 // For code, text, markdown and data the representation keeps the source's
 // line structure exactly, so representation line N is source line N and a
-// citation [path:L10-L20] points at the same lines in the original file.
-// HTML is converted to markdown-ish text; Result.LineMap then maps each
-// representation line back to its source line.
+// citation [path:L10-L20] points at the same lines in the original file
+// (as SourceText shows them). HTML is converted to markdown-ish text;
+// Result.Map then says which source lines each representation line came
+// from and which of its bytes the conversion added.
 //
 // A "line" throughout is a "\n"-terminated segment of the text; a final
 // segment without a trailing "\n" is a line too, and a trailing "\n" does
@@ -15,6 +16,7 @@ package extract
 import (
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
 	"github.com/dir2mcp/dir2mcp/lib/record"
+	"github.com/dir2mcp/dir2mcp/lib/srcmap"
 )
 
 // Encoding names reported in Result.Encoding.
@@ -30,11 +32,11 @@ type Result struct {
 	// Text is normalised UTF-8: no BOM, "\n" line endings, and control
 	// characters other than tab and newline replaced by a space.
 	Text string
-	// LineMap maps representation line i (0-based index) to the 1-based
-	// source line it came from (the line of its first content). It is nil
-	// when representation lines equal source lines (code, text, md, data);
-	// for HTML it is non-nil, non-decreasing and has one entry per line.
-	LineMap []int
+	// Map has one entry per representation line: the source lines (of
+	// SourceText) its text came from and the markup the conversion added.
+	// It is nil when representation lines are source lines (code, text,
+	// md, data); for HTML it is non-nil and First is non-decreasing.
+	Map srcmap.Map
 	// Encoding is the detected source encoding: one of the Enc* constants,
 	// or for HTML the canonical name of a charset its <meta> declared.
 	Encoding string
@@ -64,17 +66,15 @@ func RawText(content []byte, docType string) (Result, error) {
 	default:
 		return Result{}, errcode.New(errcode.ExtractFailed, "doc type %q has no raw_text representation", docType)
 	}
-	isHTML := docType == record.DocHTML
-	decoded, enc := decode(content, isHTML)
-	text, ctrl, runes := normalize(decoded)
-	if looksBinary(ctrl, runes) {
-		return Result{}, errcode.New(errcode.ExtractFailed,
-			"content looks binary: %d of %d characters are control characters (decoded as %s)", ctrl, runes, enc)
+	decoded, enc := decode(content, docType == record.DocHTML)
+	text, err := normalized(decoded, enc)
+	if err != nil {
+		return Result{}, err
 	}
 	res := Result{Text: text, Encoding: enc}
 	switch docType {
 	case record.DocHTML:
-		res.Text, res.LineMap, res.Title = htmlToText(text)
+		res.Text, res.Map, res.Title = htmlToText(text)
 	case record.DocMarkdown:
 		res.Title = markdownTitle(text)
 	}
@@ -85,4 +85,24 @@ func RawText(content []byte, docType string) (Result, error) {
 // control characters that text files do not contain.
 func looksBinary(ctrl, runes int) bool {
 	return ctrl > 0 && ctrl*4 > runes
+}
+
+// SourceText decodes content as RawText does for docType and normalises it
+// keeping every line: the file's text as citations count its lines, which
+// open_file shows. For code, text, markdown and data it equals RawText's
+// Text; for HTML it is the markup itself, decoded by its declared charset.
+// It fails like RawText.
+func SourceText(content []byte, docType string) (string, error) {
+	return normalized(decode(content, docType == record.DocHTML))
+}
+
+// normalized normalises decoded text (see normalize), failing when it
+// looks binary.
+func normalized(decoded, enc string) (string, error) {
+	text, ctrl, runes := normalize(decoded)
+	if looksBinary(ctrl, runes) {
+		return "", errcode.New(errcode.ExtractFailed,
+			"content looks binary: %d of %d characters are control characters (decoded as %s)", ctrl, runes, enc)
+	}
+	return text, nil
 }

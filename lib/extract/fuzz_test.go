@@ -37,8 +37,8 @@ func FuzzRawText(f *testing.F) {
 			checkLineMap(t, normalizedSource(content), r)
 			return
 		}
-		if r.LineMap != nil {
-			t.Fatal("non-HTML result has a LineMap")
+		if r.Map != nil {
+			t.Fatal("non-HTML result has a Map")
 		}
 		// Valid UTF-8 input keeps its line count: one "\n" per line break.
 		if r.Encoding == EncUTF8 && utf8.Valid(content) {

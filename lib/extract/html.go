@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"golang.org/x/net/html"
+
+	"github.com/dir2mcp/dir2mcp/lib/srcmap"
 )
 
 // htmlToText converts normalised HTML to markdown-ish text in one streaming
@@ -20,8 +22,12 @@ import (
 // by a blank line. Outside <pre>, whitespace collapses to one space, but a
 // newline in running text is kept as a line break (a markdown soft break)
 // so representation lines stay close to source lines.
-func htmlToText(src string) (string, []int, string) {
-	c := &htmlConv{linkStart: -1, headingStart: -1}
+//
+// The map names, for every output line, the source lines its text came
+// from and the bytes the rendering added (markers, brackets, URLs, alt
+// text, fences), so that a quote of the output reads as the file does.
+func htmlToText(src string) (string, srcmap.Map, string) {
+	c := &htmlConv{linkStart: -1, headingStart: -1, titleLine: -1}
 	z := html.NewTokenizer(strings.NewReader(src))
 	line := 1
 	for {
@@ -31,10 +37,28 @@ func htmlToText(src string) (string, []int, string) {
 		}
 		// Count newlines in the raw bytes before Text/TagName may rewrite them.
 		at := line
-		line += bytes.Count(z.Raw(), nl)
+		raw := z.Raw()
+		breaks := bytes.Count(raw, nl)
+		line += breaks
 		switch tt {
 		case html.TextToken:
-			c.text(z.Text(), at, line)
+			if bytes.IndexByte(raw, '&') < 0 {
+				c.text(z.Text(), at, line)
+				break
+			}
+			raw = bytes.Clone(raw)
+			if t := z.Text(); bytes.Count(t, nl) == breaks {
+				c.text(t, at, line)
+				break
+			}
+			// A decoded &#10; is not a source line break: decode each
+			// source line alone so text keeps its line.
+			for k, seg := range bytes.Split(raw, nl) {
+				if k > 0 {
+					c.text(nl, at+k-1, at+k)
+				}
+				c.text([]byte(html.UnescapeString(string(seg))), at+k, at+k)
+			}
 		case html.StartTagToken, html.SelfClosingTagToken:
 			name, hasAttr := z.TagName()
 			var attrs map[string]string
@@ -70,12 +94,17 @@ func readAttrs(z *html.Tokenizer) map[string]string {
 	}
 }
 
-// skipTags hold content that is not document text.
-var skipTags = map[string]bool{
+// Textless are the elements whose content is not document text (scripts,
+// styles, fallbacks, embedded graphics and widgets): the HTML text leaves
+// it out, and so does a reader checking a citation (lib/cite).
+var Textless = map[string]bool{
 	"script": true, "style": true, "noscript": true, "template": true,
 	"svg": true, "math": true, "iframe": true, "object": true, "select": true,
 	"noembed": true, "noframes": true, "canvas": true, "datalist": true,
 }
+
+// skipTags hold content that is not document text.
+var skipTags = Textless
 
 // headTags may appear in <head>; any other start tag ends the head.
 var headTags = map[string]bool{
@@ -104,13 +133,17 @@ type list struct {
 }
 
 type htmlConv struct {
-	lines   []string
-	lineMap []int
+	lines []string
+	src   srcmap.Map // one entry per line
 
-	cur     []byte // line being built
-	curSrc  int    // source line of cur's first content
-	hasText bool   // cur holds text, not just a prefix
-	prefix  string // written before the next content on a fresh line
+	cur      []byte        // line being built
+	curSrc   int           // source line of cur's first content
+	curLast  int           // source line of cur's last content
+	curMarks []srcmap.Mark // markup added to cur
+	hasText  bool          // cur holds text, not just a prefix
+	prefix   string        // written before the next content on a fresh line
+	decor    bool          // text being added is not the file's text (alt)
+	gap      bool          // source text was left out before the next content
 
 	pendingSpace bool // collapsible whitespace since the last text
 	pendingNL    bool // ... and it contained a newline
@@ -130,11 +163,14 @@ type htmlConv struct {
 	heading      int // level of the open heading, 0 if none
 	headingStart int // index in cur where the heading text begins
 
-	inTitle  bool
-	titleBuf []byte
-	title    string
-	h1Seen   bool
-	dropH1   string // an h1 equal to this (the emitted <title>) is not repeated
+	inTitle    bool
+	titleBuf   []byte
+	titleFirst int // source lines of the title's text
+	titleLast  int
+	titleLine  int // index of the title's line in lines, -1 if none
+	title      string
+	h1Seen     bool
+	dropH1     string // an h1 equal to this (the emitted <title>) is not repeated
 
 	linkHref  string // absolute href of the open <a>
 	linkOpen  bool
@@ -190,6 +226,7 @@ func (c *htmlConv) start(name string, selfClosing bool, attrs map[string]string,
 		if !selfClosing {
 			c.inTitle = true
 			c.titleBuf = c.titleBuf[:0]
+			c.titleFirst, c.titleLast = 0, 0
 		}
 	case len(name) == 2 && name[0] == 'h' && name[1] >= '1' && name[1] <= '6':
 		if c.inline() {
@@ -252,7 +289,7 @@ func (c *htmlConv) start(name string, selfClosing bool, attrs map[string]string,
 		c.cell = 1
 		if c.rowCells > 0 {
 			c.startContent(at)
-			c.cur = append(c.cur, " | "...)
+			c.decorate(" | ", srcmap.Sep)
 			c.pendingSpace, c.pendingNL = false, false
 		}
 		c.rowCells++
@@ -265,7 +302,10 @@ func (c *htmlConv) start(name string, selfClosing bool, attrs map[string]string,
 		}
 	case name == "img":
 		if alt := strings.TrimSpace(attrs["alt"]); alt != "" {
+			// The alt text is an attribute, not the page's text.
+			c.decor = true
 			c.text([]byte(alt), at, at)
+			c.decor = false
 		}
 	case blockTags[name]:
 		if c.inline() {
@@ -359,15 +399,25 @@ func (c *htmlConv) end(name string, at int) {
 	}
 }
 
+// endTitle writes the page title as a level-1 heading; a later <title>
+// (misplaced markup) is written as a paragraph.
 func (c *htmlConv) endTitle(at int) {
-	t := cleanTitle(string(c.titleBuf))
-	if t == "" || c.title != "" {
+	t := cleanTitle(sanitize(string(c.titleBuf)))
+	if t == "" {
 		return
 	}
-	c.title = t
-	c.dropH1 = t
 	c.paragraph()
-	c.emit("# "+t, at)
+	c.startContent(max(c.titleFirst, 1))
+	if c.title == "" {
+		c.title = t
+		c.dropH1 = t
+		c.titleLine = len(c.lines)
+		c.decorate("# ", srcmap.Drop)
+	}
+	c.cur = append(c.cur, t...)
+	c.curLast = max(c.titleLast, c.curSrc)
+	c.hasText = true
+	c.flush(false)
 	c.paragraph()
 }
 
@@ -381,11 +431,24 @@ func (c *htmlConv) endHeading() {
 		if c.title == "" {
 			c.title = t
 		} else if t == c.dropH1 {
-			// The page title was already emitted as a heading.
-			c.cur, c.hasText = c.cur[:0], false
+			// The page title was already emitted as a heading. Right after
+			// it, the file reads the same without the h1 (the title, then
+			// the h1's equal text); otherwise a quote across the omission
+			// shows an elision.
+			c.gap = len(c.curMarks) != 1 || !c.lastLineIs(c.titleLine)
+			c.cur, c.curMarks, c.hasText = c.cur[:0], c.curMarks[:0], false
 		}
 	}
 	c.paragraph()
+}
+
+// lastLineIs reports whether line i is the last non-blank line written.
+func (c *htmlConv) lastLineIs(i int) bool {
+	n := len(c.lines)
+	for n > 0 && c.lines[n-1] == "" {
+		n--
+	}
+	return i >= 0 && n == i+1
 }
 
 func (c *htmlConv) endLink() {
@@ -398,18 +461,17 @@ func (c *htmlConv) endLink() {
 	}
 	label := string(c.cur[c.linkStart+1:])
 	if label == c.linkHref || label == strings.TrimPrefix(strings.TrimPrefix(c.linkHref, "https://"), "http://") {
-		c.cur = append(c.cur[:c.linkStart], c.cur[c.linkStart+1:]...)
+		c.dropLinkBracket()
 	} else {
-		c.cur = append(c.cur, "]("...)
-		c.cur = append(c.cur, c.linkHref...)
-		c.cur = append(c.cur, ')')
+		c.decorate("]("+c.linkHref+")", srcmap.Drop)
 	}
 	c.linkStart = -1
 }
 
-// cleanURL removes the whitespace URL parsers ignore; a newline kept in
-// the output would break the line map.
+// cleanURL removes the whitespace URL parsers ignore (a newline kept in
+// the output would break the line map) and control characters.
 func cleanURL(s string) string {
+	s = sanitize(s)
 	if strings.ContainsAny(s, "\t\n\r") {
 		s = strings.Map(func(r rune) rune {
 			if r == '\t' || r == '\n' || r == '\r' {

@@ -8,6 +8,7 @@ import (
 	"golang.org/x/text/encoding/japanese"
 
 	"github.com/dir2mcp/dir2mcp/lib/record"
+	"github.com/dir2mcp/dir2mcp/lib/srcmap"
 )
 
 func htmlText(t *testing.T, src string) Result {
@@ -17,25 +18,42 @@ func htmlText(t *testing.T, src string) Result {
 	return r
 }
 
-// checkLineMap asserts the LineMap invariants: one entry per line,
-// non-decreasing, within the source's lines.
+// checkLineMap asserts the Map invariants: one entry per line, First
+// non-decreasing, First ≤ Last within the source's lines, marks in order
+// inside their line.
 func checkLineMap(t testing.TB, src string, r Result) {
 	t.Helper()
-	n := strings.Count(r.Text, "\n")
-	if r.Text != "" && !strings.HasSuffix(r.Text, "\n") {
-		n++
+	lines := strings.Split(strings.TrimSuffix(r.Text, "\n"), "\n")
+	if r.Text == "" {
+		lines = nil
 	}
-	if r.LineMap == nil || len(r.LineMap) != n {
-		t.Fatalf("LineMap has %d entries for %d lines", len(r.LineMap), n)
+	if r.Map == nil || len(r.Map) != len(lines) {
+		t.Fatalf("Map has %d entries for %d lines", len(r.Map), len(lines))
 	}
 	srcLines := strings.Count(src, "\n") + 1
 	prev := 1
-	for i, l := range r.LineMap {
-		if l < prev || l > srcLines {
-			t.Fatalf("LineMap[%d] = %d (previous %d, source has %d lines)", i, l, prev, srcLines)
+	for i, l := range r.Map {
+		if l.First < prev || l.Last < l.First || l.Last > srcLines {
+			t.Fatalf("Map[%d] = L%d-L%d (previous first %d, source has %d lines)", i, l.First, l.Last, prev, srcLines)
 		}
-		prev = l
+		prev = l.First
+		end := 0
+		for _, mk := range l.Marks {
+			if mk.From < end || mk.To < mk.From || mk.To > len(lines[i]) || (mk.From == mk.To) != (mk.Kind == srcmap.Gap) {
+				t.Fatalf("line %d %q: bad marks %v", i+1, lines[i], l.Marks)
+			}
+			end = mk.To
+		}
 	}
+}
+
+// firsts lists the map's First lines.
+func firsts(m srcmap.Map) []int {
+	out := make([]int, len(m))
+	for i, l := range m {
+		out[i] = l.First
+	}
+	return out
 }
 
 func TestHTMLDocument(t *testing.T) {
@@ -107,8 +125,8 @@ Second line.
 		t.Errorf("title = %q", r.Title)
 	}
 	wantMap := []int{5, 5, 11, 12, 12, 15, 16, 17, 17, 17, 20, 20, 21, 22, 23, 24, 24, 26, 27, 27, 29, 29, 30, 30}
-	if fmt.Sprint(r.LineMap) != fmt.Sprint(wantMap) {
-		t.Errorf("LineMap = %v\n      want %v", r.LineMap, wantMap)
+	if fmt.Sprint(firsts(r.Map)) != fmt.Sprint(wantMap) {
+		t.Errorf("Map firsts = %v\n           want %v", firsts(r.Map), wantMap)
 	}
 	for _, gone := range []string{"secret", "color", "enable js", "svg text", "tpl", "utf-8"} {
 		if strings.Contains(r.Text, gone) {
@@ -140,8 +158,8 @@ func TestHTMLLineMapPointsAtSource(t *testing.T) {
 		if word == "" {
 			continue
 		}
-		if got := srcLines[r.LineMap[i]-1]; !strings.Contains(got, word) {
-			t.Errorf("line %d %q maps to source line %d %q", i+1, line, r.LineMap[i], got)
+		if got := srcLines[r.Map[i].First-1]; !strings.Contains(got, word) {
+			t.Errorf("line %d %q maps to source line %d %q", i+1, line, r.Map[i].First, got)
 		}
 	}
 }

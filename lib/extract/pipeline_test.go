@@ -28,7 +28,7 @@ func TestHTMLChunksCiteSourceLines(t *testing.T) {
 		t.Fatal(err)
 	}
 	pieces := chunk.Text(res.Text, chunk.TextOptions{MaxChars: 600, OverlapChars: 100, MinChars: 50})
-	chunk.Remap(pieces, res.LineMap)
+	chunk.Remap(pieces, res.Map)
 	srcLines := strings.Split(src, "\n")
 	if len(pieces) < 10 {
 		t.Fatalf("got %d pieces", len(pieces))

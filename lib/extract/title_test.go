@@ -28,7 +28,7 @@ func TestMarkdownTitle(t *testing.T) {
 		if r.Title != c.want {
 			t.Errorf("%s: title = %q, want %q", c.name, r.Title, c.want)
 		}
-		if r.Text != c.in || r.LineMap != nil {
+		if r.Text != c.in || r.Map != nil {
 			t.Errorf("%s: markdown text must be kept as is", c.name)
 		}
 	}

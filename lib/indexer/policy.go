@@ -10,7 +10,7 @@ import (
 
 // extractorVersion changes whenever extraction or chunking output changes
 // for the same input, forcing representations to be rebuilt.
-const extractorVersion = "raw_text/1"
+const extractorVersion = "raw_text/2"
 
 // mediaVersion changes whenever PDF, image, audio or archive extraction
 // changes for the same input.

@@ -59,6 +59,40 @@ func masker(cfg *config.Config) *exclude.Redactor {
 	return r
 }
 
+// maskSource masks credentials in a text file's bytes before extraction,
+// so the representation and its source map (HTML) are made from the masked
+// file and stay consistent with each other and with open_file, which
+// masks the same way.
+func (x *Extractor) maskSource(data []byte) []byte {
+	if !x.redact.Enabled() {
+		return data
+	}
+	masked, n := x.redact.Mask(string(data))
+	if n == 0 {
+		return data
+	}
+	return []byte(masked)
+}
+
+// maskExtracted masks what extraction revealed that the bytes did not show
+// (UTF-16 text, HTML entities). A masked HTML line loses its markup marks
+// (its byte offsets moved): its quote then shows the line as extracted.
+func maskExtracted(r *exclude.Redactor, res *extract.Result) {
+	masked, n := r.Mask(res.Text)
+	if n == 0 {
+		return
+	}
+	if res.Map != nil {
+		before, after := strings.Split(res.Text, "\n"), strings.Split(masked, "\n")
+		for i := range min(len(before), len(after), len(res.Map)) {
+			if before[i] != after[i] {
+				res.Map[i].Marks = nil
+			}
+		}
+	}
+	res.Text = masked
+}
+
 // maskTranscript masks the transcript's text and segments in place.
 func maskTranscript(r *exclude.Redactor, tr *transcript.Transcript) {
 	if !r.Enabled() {

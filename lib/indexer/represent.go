@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
 	"github.com/dir2mcp/dir2mcp/lib/extract"
 	"github.com/dir2mcp/dir2mcp/lib/record"
+	"github.com/dir2mcp/dir2mcp/lib/srcmap"
 	"github.com/dir2mcp/dir2mcp/lib/store"
 )
 
@@ -84,11 +86,11 @@ func (x *Extractor) represent(ctx context.Context, r result, data []byte) result
 // data and HTML.
 func (x *Extractor) textRep(r result, data []byte) result {
 	d := r.doc
-	res, err := extract.RawText(data, d.DocType)
+	res, err := extract.RawText(x.maskSource(data), d.DocType)
 	if err != nil {
 		return x.failed(r, record.StatusError, errcode.ExtractFailed, errcode.As(err).Message)
 	}
-	res.Text, _ = x.redact.Mask(res.Text)
+	maskExtracted(x.redact, &res)
 	kind := record.KindText
 	var pieces []chunk.Piece
 	ch := x.Config.Chunking
@@ -100,8 +102,17 @@ func (x *Extractor) textRep(r result, data []byte) result {
 	} else {
 		pieces = chunk.Text(res.Text, textOptions(x.Config))
 	}
-	if res.LineMap != nil {
-		chunk.Remap(pieces, res.LineMap)
+	maps := chunk.Remap(pieces, res.Map)
+	if maps != nil {
+		// A piece of markup alone (a rule or a fence between a break and
+		// an overlong paragraph) holds nothing to find or to quote.
+		kept, keptMaps := pieces[:0], maps[:0]
+		for i, p := range pieces {
+			if maps[i].HasText(p.Text) {
+				kept, keptMaps = append(kept, p), append(keptMaps, maps[i])
+			}
+		}
+		pieces, maps = kept, keptMaps
 	}
 	r.act = actReplace
 	r.about = extract.Describe(res, data, d.DocType, d.RelPath)
@@ -109,12 +120,15 @@ func (x *Extractor) textRep(r result, data []byte) result {
 	r.title = r.about.Title
 	r.rep = store.RepInput{
 		Type:     record.RepRawText,
-		Hash:     repHash(d.DocType, ch, res.Text),
+		Hash:     repHash(d.DocType, ch, res.Text, res.Map),
 		MetaJSON: fmt.Sprintf(`{"encoding":%q,"extractor":%q}`, res.Encoding, extractorVersion),
 	}
 	r.pieces = make([]store.ChunkInput, len(pieces))
 	for i, p := range pieces {
 		r.pieces[i] = chunkInput(p.Text, kind, p.Span)
+		if maps != nil {
+			r.pieces[i].Lines = maps[i]
+		}
 	}
 	return r
 }
@@ -137,7 +151,13 @@ func orNone(n int) int {
 	return n
 }
 
-func repHash(docType string, ch config.ChunkingConfig, text string) string {
+// repHash identifies a representation: its text, and where its lines came
+// from (an edit that only moves HTML text to other lines moves its spans).
+func repHash(docType string, ch config.ChunkingConfig, text string, m srcmap.Map) string {
+	if m != nil {
+		b, _ := json.Marshal(m) // cannot fail: integers only
+		text += "\x00" + string(b)
+	}
 	return contentHash(fmt.Sprintf("%s\x00%s\x00%d/%d/%d/%d/%d\x00", extractorVersion, docType,
 		ch.MaxChars, ch.OverlapChars, ch.MinChars, ch.Code.MaxLines, ch.Code.OverlapLines), text)
 }

@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/dir2mcp/dir2mcp/lib/audit"
+	"github.com/dir2mcp/dir2mcp/lib/cite"
 	"github.com/dir2mcp/dir2mcp/lib/corpus"
+	"github.com/dir2mcp/dir2mcp/lib/record"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -213,5 +215,58 @@ func TestRedactionAndAudit(t *testing.T) {
 	raw, _ := json.Marshal(recs)
 	if strings.Contains(string(raw), "Zx8Cv7Bn6Mm5") || strings.Contains(string(raw), "alpha") {
 		t.Errorf("the audit log holds a key or content: %s", raw)
+	}
+}
+
+// Citations stay true in files whose credentials are masked: the index and
+// open_file mask the same way, so every hit's snippet is found in the
+// opened lines (HTML source maps included) and no hit shows a key.
+func TestMaskedCitationsAreTrue(t *testing.T) {
+	pem := "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIBkg4LVWM9nuwNSk3yByxZpYRTBnVJk5QhA1QbVtY3Fh\noAoGCCqGSM49AwEHoUQDQgAEp3rQ8nK1mX5wZ2vY7uT4sR6qP9oN0lM3kJ8hG1fE\n-----END EC PRIVATE KEY-----\n"
+	files := map[string][]byte{
+		"guide.html": []byte("<html><head><title>Deploy guide</title></head><body>\n<h1>Deploy the walrus service</h1>\n<p>The walrus deploy uses the key <code>" + fakeKey + "</code> and\nthe <a href=\"https://ops:W4lrusPw9@dash.internal/\">walrus dashboard</a> for checks.</p>\n<ul><li>walrus step one</li><li>walrus step two</li></ul>\n</body></html>\n"),
+		"notes.md":   []byte("# Walrus notes\n\nThe walrus signing key:\n\n" + pem + "\nWalrus rotation happens monthly.\n"),
+		"deploy.go":  []byte("package deploy\n\n// walrusDSN is the walrus database.\nconst walrusDSN = \"postgres://walrus:Pg5ecr3tW0rd@db/walrus\"\n"),
+	}
+	_, cs, _ := newCiteServer(t, files)
+	ctx := context.Background()
+	hits := 0
+	for _, q := range []string{"walrus deploy key", "walrus signing key rotation", "walrus database dsn", "walrus dashboard checks"} {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "dir2mcp.search", Arguments: map[string]any{"query": q, "k": 10}})
+		if err != nil || res.IsError {
+			t.Fatalf("search %q: %v %+v", q, err, res)
+		}
+		var out struct {
+			Hits []struct {
+				RelPath string      `json:"rel_path"`
+				DocType string      `json:"doc_type"`
+				Snippet string      `json:"snippet"`
+				Span    record.Span `json:"span"`
+			}
+		}
+		b, _ := json.Marshal(res.StructuredContent)
+		json.Unmarshal(b, &out)
+		for _, h := range out.Hits {
+			hits++
+			for _, secret := range []string{"Zx8Cv7Bn6Mm5", "W4lrusPw9", "MHcCAQEEIBkg4LVWM9", "Pg5ecr3tW0rd"} {
+				if strings.Contains(h.Snippet, secret) {
+					t.Errorf("%s snippet shows a credential: %q", h.RelPath, h.Snippet)
+				}
+			}
+			r, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "dir2mcp.open_file", Arguments: map[string]any{
+				"rel_path": h.RelPath, "start_line": h.Span.StartLine, "end_line": h.Span.EndLine}})
+			if err != nil || r.IsError {
+				t.Fatalf("open_file %s: %v %+v", h.RelPath, err, r)
+			}
+			var o openResult
+			b, _ := json.Marshal(r.StructuredContent)
+			json.Unmarshal(b, &o)
+			if !cite.Check(h.Snippet, o.Content, h.DocType) {
+				t.Errorf("%s:L%d-L%d: snippet %q not in the opened lines %q", h.RelPath, h.Span.StartLine, h.Span.EndLine, h.Snippet, o.Content)
+			}
+		}
+	}
+	if hits < 4 {
+		t.Errorf("only %d hits", hits)
 	}
 }

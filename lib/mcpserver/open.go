@@ -86,15 +86,15 @@ func (s *Server) openFile(ctx context.Context, a *args) (toolOut, error) {
 	if err := s.access.CheckSecret(rel, data); err != nil {
 		return toolOut{}, err
 	}
-	txt, err := extract.RawText(data, record.DocText) // keep source lines even for HTML: citations use them
+	txt, err := extract.SourceText(data, docType) // the lines citations count, even for HTML
 	if err != nil {
 		return toolOut{}, err
 	}
 	// Mask credentials over the whole file before cutting a line range: a
 	// range inside a key block holds no BEGIN line to recognise it by.
 	// Masking keeps line breaks, so line numbers stay those of the file.
-	text, _ := s.redact.Mask(txt.Text)
-	lines := strings.Split(text, "\n")
+	txt, _ = s.redact.Mask(txt)
+	lines := strings.Split(txt, "\n")
 	if n := len(lines); n > 0 && lines[n-1] == "" {
 		lines = lines[:n-1]
 	}

@@ -52,8 +52,8 @@ func (s *Server) readContents(ctx context.Context, uri string) (*mcp.ResourceCon
 	mt := mimeType(rel, docType)
 	switch docType {
 	case record.DocCode, record.DocText, record.DocMarkdown, record.DocData, record.DocHTML:
-		if txt, err := extract.RawText(data, record.DocText); err == nil {
-			return &mcp.ResourceContents{URI: uri, MIMEType: mt, Text: txt.Text}, nil
+		if txt, err := extract.SourceText(data, docType); err == nil { // the lines citations count
+			return &mcp.ResourceContents{URI: uri, MIMEType: mt, Text: txt}, nil
 		}
 		if mt == "text/plain" || mt == "text/markdown" {
 			mt = "application/octet-stream"

@@ -10,6 +10,7 @@ import (
 	"github.com/dir2mcp/dir2mcp/lib/embed"
 	"github.com/dir2mcp/dir2mcp/lib/lexical"
 	"github.com/dir2mcp/dir2mcp/lib/record"
+	"github.com/dir2mcp/dir2mcp/lib/srcmap"
 	"github.com/dir2mcp/dir2mcp/lib/store"
 	"github.com/dir2mcp/dir2mcp/lib/vector"
 )
@@ -43,6 +44,8 @@ type Hit struct {
 	Score   float64     `json:"score"`
 	Snippet string      `json:"snippet"`
 	Span    record.Span `json:"span"`
+	// lines maps the snippet's lines to source lines (see SnippetSpan).
+	lines srcmap.Map
 }
 
 // Result is a search's answer.
@@ -197,16 +200,16 @@ func (e *Engine) Search(ctx context.Context, req Request) (Result, error) {
 		if !ok {
 			continue // deleted a moment ago
 		}
-		span := m.Span
-		snippet, focused := focus(m.Text, m.Span, terms)
+		span, lines := m.Span, srcmap.Map(nil)
+		snippet, focused, srcLines := focus(m.Text, m.Span, m.Lines, terms)
 		if m.RepType == record.RepRawText {
 			// Only a raw_text chunk's lines are the file's lines; other
 			// representations keep their own span (page, time, whole doc).
-			span = focused
+			span, lines = focused, srcLines
 		}
 		res.Hits = append(res.Hits, Hit{
 			ChunkID: c.id, RelPath: m.RelPath, DocType: m.DocType, RepType: m.RepType,
-			Score: math.Round(c.fused*1e4) / 1e4, Snippet: snippet, Span: span,
+			Score: math.Round(c.fused*1e4) / 1e4, Snippet: snippet, Span: span, lines: lines,
 		})
 	}
 	res.IndexingComplete = e.Complete == nil || e.Complete()

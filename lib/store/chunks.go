@@ -3,12 +3,15 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/dir2mcp/dir2mcp/lib/errcode"
 	"github.com/dir2mcp/dir2mcp/lib/lexical"
 	"github.com/dir2mcp/dir2mcp/lib/record"
+	"github.com/dir2mcp/dir2mcp/lib/srcmap"
 )
 
 // DocRef identifies the document a representation belongs to.
@@ -37,6 +40,9 @@ type ChunkInput struct {
 	TokensEst int
 	IndexKind string
 	Span      record.Span
+	// Lines maps the chunk's text lines to source lines when they are not
+	// the file's own (HTML); nil otherwise. Stored in spans.extra_json.
+	Lines srcmap.Map
 }
 
 // RepResult reports what ReplaceRepresentation changed.
@@ -124,7 +130,7 @@ func (tx *Tx) ReplaceRepresentation(doc DocRef, rep RepInput, pieces []ChunkInpu
 			if _, err := tx.tx.Exec("UPDATE chunks SET ordinal = ? WHERE chunk_id = ?", i, o.id); err != nil {
 				return res, err
 			}
-			if err := tx.replaceSpan(o.id, p.Span); err != nil {
+			if err := tx.replaceSpan(o.id, p.Span, p.Lines); err != nil {
 				return res, err
 			}
 			if doc.TitleChanged {
@@ -141,7 +147,7 @@ func (tx *Tx) ReplaceRepresentation(doc DocRef, rep RepInput, pieces []ChunkInpu
 		if err != nil {
 			return res, err
 		}
-		if err := tx.insertSpan(id, p.Span); err != nil {
+		if err := tx.insertSpan(id, p.Span, p.Lines); err != nil {
 			return res, err
 		}
 		if err := tx.insertFTS(id, pathText, titleText, p.Text); err != nil {
@@ -178,20 +184,38 @@ func (tx *Tx) reindexFTS(id int64, pathText, titleText, text string) error {
 	return tx.insertFTS(id, pathText, titleText, text)
 }
 
-func (tx *Tx) insertSpan(id int64, sp record.Span) error {
+func (tx *Tx) insertSpan(id int64, sp record.Span, lines srcmap.Map) error {
 	if sp.Kind == "" {
 		return nil
 	}
-	_, err := tx.tx.Exec(`INSERT INTO spans (chunk_id, span_kind, start, "end") VALUES (?, ?, ?, ?)`,
-		id, sp.Kind, sp.Start(), sp.End())
+	extra, err := spanExtra(lines)
+	if err != nil {
+		return err
+	}
+	_, err = tx.tx.Exec(`INSERT INTO spans (chunk_id, span_kind, start, "end", extra_json) VALUES (?, ?, ?, ?, ?)`,
+		id, sp.Kind, sp.Start(), sp.End(), extra)
 	return err
 }
 
-func (tx *Tx) replaceSpan(id int64, sp record.Span) error {
+func (tx *Tx) replaceSpan(id int64, sp record.Span, lines srcmap.Map) error {
 	if _, err := tx.tx.Exec("DELETE FROM spans WHERE chunk_id = ?", id); err != nil {
 		return err
 	}
-	return tx.insertSpan(id, sp)
+	return tx.insertSpan(id, sp, lines)
+}
+
+// spanExtra is the spans.extra_json of a chunk: {"lines": map} for a
+// mapped representation, NULL otherwise.
+func spanExtra(lines srcmap.Map) (any, error) {
+	if lines == nil {
+		return nil, nil
+	}
+	b, err := json.Marshal(spanExtraJSON{Lines: lines})
+	return string(b), err
+}
+
+type spanExtraJSON struct {
+	Lines srcmap.Map `json:"lines,omitempty"`
 }
 
 func (tx *Tx) liveChunkIDs(q string, args ...any) ([]int64, error) {
@@ -349,6 +373,8 @@ type ChunkMeta struct {
 	IndexKind string
 	Text      string
 	Span      record.Span
+	// Lines maps Text's lines to source lines (nil: they are the file's).
+	Lines srcmap.Map
 }
 
 // ChunkMetas returns metadata for the live chunks among ids (deleted or
@@ -360,7 +386,7 @@ func (s *Store) ChunkMetas(ctx context.Context, ids []int64) (map[int64]ChunkMet
 		in, args := inList(ids[:n])
 		rows, err := s.rd.QueryContext(ctx, `
 SELECT c.chunk_id, c.doc_id, d.rel_path, d.doc_type, d.lang, d.title, r.rep_type, c.index_kind, c.text,
-       COALESCE(sp.span_kind, ''), COALESCE(sp.start, 0), COALESCE(sp."end", 0)
+       COALESCE(sp.span_kind, ''), COALESCE(sp.start, 0), COALESCE(sp."end", 0), sp.extra_json
 FROM chunks c
 JOIN documents d ON d.doc_id = c.doc_id
 JOIN representations r ON r.rep_id = c.rep_id
@@ -373,13 +399,22 @@ WHERE c.chunk_id IN (`+in+`) AND c.deleted = 0 AND d.deleted = 0`, args...)
 			var m ChunkMeta
 			var kind string
 			var st, en int64
+			var extra sql.NullString
 			if err := rows.Scan(&m.ChunkID, &m.DocID, &m.RelPath, &m.DocType, &m.Lang, &m.Title, &m.RepType,
-				&m.IndexKind, &m.Text, &kind, &st, &en); err != nil {
+				&m.IndexKind, &m.Text, &kind, &st, &en, &extra); err != nil {
 				rows.Close()
 				return nil, wrapRead(err, "read chunks")
 			}
 			if kind != "" {
 				m.Span = record.SpanFrom(kind, st, en)
+			}
+			if extra.Valid {
+				var x spanExtraJSON
+				if err := json.Unmarshal([]byte(extra.String), &x); err != nil {
+					rows.Close()
+					return nil, errcode.Wrap(errcode.StoreCorrupt, err, "chunk %d: spans.extra_json: %v", m.ChunkID, err)
+				}
+				m.Lines = x.Lines
 			}
 			out[m.ChunkID] = m
 		}

@@ -1,50 +1,45 @@
-// Command eval scores dir2mcp's search on the gostd retrieval sets
-// (testdata/eval/gostd): it materialises the Go standard library corpus
-// (original, and with comments stripped so only semantics can find code),
-// indexes each copy with the real pipeline, runs every query through the
-// real search engine (the code path of the dir2mcp.search tool) in each
-// channel mode, and prints one table of success@1, success@10, MRR@10,
-// nDCG@10, recall@10 and latency.
+// Command eval scores dir2mcp's search on the public eval sets
+// (testdata/eval/README.md): for every corpus variant it materialises the
+// corpus (pinned downloads, cached under -work), indexes it with the real
+// pipeline (cached per config fingerprint), runs every query through the
+// real search engine in each channel mode, reads every returned hit back
+// through the real dir2mcp.open_file tool to check its citation, and prints
+// one table: every set × mode × {s@1, s@10, MRR, nDCG, cite, p50} for the
+// tuning and the held-out half, then a summary.
 //
-// Usage: go run -tags sqlite_fts5 ./scripts/eval [flags]   (or: make eval)
+// Usage: go run -tags sqlite_fts5 ./scripts/eval [flags]   (or: make eval EVALFLAGS=...)
 package main
 
 import (
-	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/dir2mcp/dir2mcp/lib/config"
-	"github.com/dir2mcp/dir2mcp/lib/embed"
 	"github.com/dir2mcp/dir2mcp/lib/eval"
-	"github.com/dir2mcp/dir2mcp/lib/events"
-	"github.com/dir2mcp/dir2mcp/lib/indexer"
 	"github.com/dir2mcp/dir2mcp/lib/models/embedders"
-	"github.com/dir2mcp/dir2mcp/lib/retrieve"
-	"github.com/dir2mcp/dir2mcp/lib/state"
-	"github.com/dir2mcp/dir2mcp/lib/store"
+	"github.com/dir2mcp/dir2mcp/scripts/evalsets/corpora"
 )
 
 var (
-	setsDir  = flag.String("sets", "testdata/eval/gostd", "directory with <set>.sample.queries.tsv and .qrels")
-	sets     = flag.String("set", "symbol,package", "comma-separated sets")
-	variants = flag.String("variant", "orig,stripped", "corpus variants: orig, stripped (comments removed)")
+	setsDir  = flag.String("sets", "testdata/eval", "directory with <corpus>/<set>.queries.tsv and .qrels")
+	setNames = flag.String("set", "", "comma-separated sets, by name or corpus/name (default: all)")
+	corpusF  = flag.String("corpus", "", "comma-separated corpora (default: all)")
+	variantF = flag.String("variant", "", "comma-separated corpus variants (default: every variant a set lists)")
 	modes    = flag.String("mode", "lexical,vector,hybrid", "channel modes (rows)")
-	work     = flag.String("work", filepath.Join(os.TempDir(), "dir2mcp-eval"), "cache for corpora and indexes")
+	halfF    = flag.String("half", "both", "which half of every set to run: tune, held or both")
+	work     = flag.String("work", filepath.Join(os.TempDir(), "dir2mcp-eval"), "cache for downloads, corpora and indexes")
 	reindex  = flag.Bool("reindex", false, "rebuild indexes even if cached")
 	provider = flag.String("embed", "", "embed.provider override (default: the config default)")
 	tune     = flag.String("tune", "", "comma-separated key=value config overrides, e.g. search.rrf_k=30,chunking.code.max_lines=80")
 	limit    = flag.Int("n", 0, "use only the first n queries of each set (0 = all)")
-	verbose  = flag.Bool("v", false, "print each failed query")
+	verbose  = flag.Bool("v", false, "print each query that finds nothing relevant in the top 10")
+	dumpF    = flag.String("dump", "", "write every query's ranked hits per mode to this NDJSON file")
+	jsonF    = flag.String("json", "", "write the summary numbers to this JSON file")
 )
 
 func main() {
@@ -55,15 +50,11 @@ func main() {
 	}
 }
 
-type row struct {
-	mode    string
-	results map[string]eval.Summary // by column ("symbol", "symbol/stripped", ...)
-}
-
 func run() error {
-	goroot := runtime.GOROOT()
-	if out, err := exec.Command("go", "env", "GOROOT").Output(); err == nil {
-		goroot = strings.TrimSpace(string(out))
+	start := time.Now()
+	halves, err := pickHalves(*halfF)
+	if err != nil {
+		return err
 	}
 	flags := map[string]string{}
 	if *provider != "" {
@@ -89,48 +80,74 @@ func run() error {
 	for _, e := range embs {
 		embID = e.ID()
 	}
-	fmt.Printf("embedder %s, %s, corpus %s/src\n", embID, runtime.Version(), goroot)
-	rows := map[string]*row{}
-	var cols []string
-	for _, variant := range split(*variants) {
-		corpus, err := materialize(goroot, variant)
+	fmt.Printf("embedder %s, %s, work dir %s\n", embID, runtime.Version(), *work)
+
+	plan, err := makePlan()
+	if err != nil {
+		return err
+	}
+	var dump *dumper
+	if *dumpF != "" {
+		if dump, err = newDumper(*dumpF); err != nil {
+			return err
+		}
+		defer dump.close()
+	}
+	cache := &corpora.Cache{Dir: *work, Log: os.Stderr}
+	var results []*result
+	var timings []timing
+	for _, cv := range plan {
+		t0 := time.Now()
+		root, err := cache.Materialize(cv.corpus, cv.variant)
 		if err != nil {
 			return err
 		}
-		st, dir, took, err := index(corpus, variant, cfg, embs)
+		tMat := time.Since(t0)
+		ix, err := openIndex(cv.corpus.Name, cv.variant, root, cfg, embs)
 		if err != nil {
 			return err
 		}
-		c, _ := st.Counts(context.Background())
-		fmt.Printf("%-9s %d files, %d chunks (%s)\n", variant, c.Documents, c.Chunks, took)
-		eng := retrieve.Open(st, dir, cfg, embs, 0)
-		eng.WaitLoaded()
-		for _, set := range split(*sets) {
-			col := set
-			if variant != "orig" {
-				col += "/" + variant
-			}
-			cols = append(cols, col)
-			qs, qrels, err := load(set, corpus)
+		tm := timing{name: cv.corpus.Name + "/" + cv.variant, materialize: tMat, index: ix.took, files: ix.files, chunks: ix.chunks}
+		t1 := time.Now()
+		for _, sv := range cv.sets {
+			qs, qrels, err := load(sv.set, root)
 			if err != nil {
+				ix.close()
 				return err
 			}
 			for _, mode := range split(*modes) {
-				sum, err := score(eng, qs, qrels, mode, col)
+				r, err := ix.score(sv, qs, qrels, mode, halves, dump)
 				if err != nil {
+					ix.close()
 					return err
 				}
-				if rows[mode] == nil {
-					rows[mode] = &row{mode: mode, results: map[string]eval.Summary{}}
-				}
-				rows[mode].results[col] = sum
+				results = append(results, r)
 			}
 		}
-		eng.Close()
-		st.Close()
+		tm.queries = time.Since(t1)
+		timings = append(timings, tm)
+		ix.close()
 	}
-	print(rows, cols)
+	printTable(os.Stdout, results, halves)
+	printCiteByType(os.Stdout, results)
+	printSummary(os.Stdout, results, halves)
+	printTimings(os.Stdout, timings, time.Since(start))
+	if *jsonF != "" {
+		if err := writeJSON(*jsonF, embID, results, halves); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+func pickHalves(s string) ([]string, error) {
+	switch s {
+	case "both", "":
+		return []string{eval.Tune, eval.Held}, nil
+	case eval.Tune, eval.Held:
+		return []string{s}, nil
+	}
+	return nil, fmt.Errorf("-half %q: want tune, held or both", s)
 }
 
 func split(s string) []string {
@@ -143,67 +160,87 @@ func split(s string) []string {
 	return out
 }
 
-// materialize copies the gostd corpus (optionally comment-stripped) into
-// the work dir with the in-tree generator, once per Go version.
-func materialize(goroot, variant string) (string, error) {
-	dst := filepath.Join(*work, runtime.Version(), "corpus-"+variant)
-	if _, err := os.Stat(filepath.Join(dst, ".complete")); err == nil {
-		return dst, nil
-	}
-	os.RemoveAll(dst)
-	args := []string{"run", "./scripts/gostd", "-root", filepath.Join(goroot, "src"),
-		"-out", filepath.Join(*work, runtime.Version(), "sets"), "-materialize", dst}
-	if variant == "stripped" {
-		args = append(args, "-strip-comments")
-	} else if variant != "orig" {
-		return "", fmt.Errorf("unknown variant %q", variant)
-	}
-	cmd := exec.Command("go", args...)
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("materialize %s: %v", variant, err)
-	}
-	return dst, os.WriteFile(filepath.Join(dst, ".complete"), nil, 0o644)
+// setVariant is one set scored on one variant of its corpus.
+type setVariant struct {
+	set     *corpora.Set
+	variant string
 }
 
-// index builds (or reuses) the index of a corpus under the given config,
-// with the same in-process pipeline `dir2mcp up` runs.
-func index(corpus, variant string, cfg *config.Config, embs map[string]embed.Embedder) (*store.Store, state.Dir, time.Duration, error) {
-	ctx := context.Background()
-	var ids []string
-	for _, k := range []string{"text", "code"} {
-		ids = append(ids, embs[k].ID())
+func (sv setVariant) label() string {
+	l := sv.set.Corpus + "/" + sv.set.Name
+	if sv.variant != corpora.Orig {
+		l += " (" + sv.variant + ")"
 	}
-	key := fmt.Sprintf("%s|%s|%d", indexer.PolicyFingerprint(cfg), strings.Join(ids, ","), store.SchemaVersion)
-	sum := sha256.Sum256([]byte(key + store.SchemaDDL()))
-	dir := state.Dir{Path: filepath.Join(*work, runtime.Version(), "state-"+variant+"-"+hex.EncodeToString(sum[:6]))}
-	if *reindex {
-		os.RemoveAll(dir.Path)
+	return l
+}
+
+// corpusVariant is one index to build and the sets to run on it.
+type corpusVariant struct {
+	corpus  *corpora.Corpus
+	variant string
+	sets    []setVariant
+}
+
+// makePlan selects the sets and variants the flags ask for, in table order,
+// skipping (with a notice) sets whose files are missing.
+func makePlan() ([]*corpusVariant, error) {
+	want := func(list string, names ...string) bool {
+		if list == "" {
+			return true
+		}
+		for _, w := range split(list) {
+			for _, n := range names {
+				if w == n {
+					return true
+				}
+			}
+		}
+		return false
 	}
-	if err := dir.Ensure(); err != nil {
-		return nil, dir, 0, err
+	var plan []*corpusVariant
+	byKey := map[string]*corpusVariant{}
+	matched := map[string]bool{}
+	for _, s := range corpora.Sets() {
+		if !want(*corpusF, s.Corpus) || !want(*setNames, s.Name, s.Corpus+"/"+s.Name) {
+			continue
+		}
+		matched[s.Name], matched[s.Corpus+"/"+s.Name] = true, true
+		base := filepath.Join(*setsDir, s.Corpus, s.FileStem())
+		if _, err := os.Stat(base + ".queries.tsv"); err != nil {
+			fmt.Fprintf(os.Stderr, "eval: skipping set %s/%s: %s.queries.tsv is missing\n", s.Corpus, s.Name, base)
+			continue
+		}
+		for _, v := range s.Variants {
+			if !want(*variantF, v) {
+				continue
+			}
+			key := s.Corpus + "/" + v
+			cv := byKey[key]
+			if cv == nil {
+				cv = &corpusVariant{corpus: corpora.ByName(s.Corpus), variant: v}
+				byKey[key] = cv
+				plan = append(plan, cv)
+			}
+			cv.sets = append(cv.sets, setVariant{s, v})
+		}
 	}
-	st, err := store.Open(ctx, dir.Path, store.Options{Create: true})
-	if err != nil {
-		return nil, dir, 0, err
+	for _, w := range split(*setNames) {
+		if !matched[w] {
+			return nil, fmt.Errorf("-set %q: no such set", w)
+		}
 	}
-	start := time.Now()
-	job := &indexer.Job{Config: cfg, Root: corpus, Dir: dir, Store: st, Embedders: embs, Events: events.NewHuman(os.Stderr, os.Stderr, true)}
-	if err := job.Run(ctx); err != nil {
-		st.Close()
-		return nil, dir, 0, err
-	}
-	return st, dir, time.Since(start).Round(time.Millisecond), nil
+	return plan, nil
 }
 
 // load reads a set's queries and qrels, dropping queries whose relevant
-// files are missing from the corpus (another Go version).
-func load(set, corpus string) ([]eval.Query, eval.Qrels, error) {
-	qs, err := eval.ReadQueries(filepath.Join(*setsDir, set+".sample.queries.tsv"))
+// files are missing from the corpus (gostd on another Go version).
+func load(s *corpora.Set, corpus string) ([]eval.Query, eval.Qrels, error) {
+	base := filepath.Join(*setsDir, s.Corpus, s.FileStem())
+	qs, err := eval.ReadQueries(base + ".queries.tsv")
 	if err != nil {
 		return nil, nil, err
 	}
-	qrels, err := eval.ReadQrels(filepath.Join(*setsDir, set+".sample.qrels"))
+	qrels, err := eval.ReadQrels(base + ".qrels")
 	if err != nil {
 		return nil, nil, err
 	}
@@ -211,8 +248,12 @@ func load(set, corpus string) ([]eval.Query, eval.Qrels, error) {
 	dropped := 0
 	for _, q := range qs {
 		ok := len(qrels[q.ID]) > 0
-		for p := range qrels[q.ID] {
-			if _, err := os.Stat(filepath.Join(corpus, p)); err != nil {
+		for d := range qrels[q.ID] {
+			doc, err := eval.ParseDoc(d)
+			if err != nil {
+				return nil, nil, fmt.Errorf("%s.qrels: %v", base, err)
+			}
+			if _, err := os.Stat(filepath.Join(corpus, filepath.FromSlash(doc.Path))); err != nil {
 				ok = false
 			}
 		}
@@ -223,89 +264,10 @@ func load(set, corpus string) ([]eval.Query, eval.Qrels, error) {
 		}
 	}
 	if dropped > 0 {
-		fmt.Fprintf(os.Stderr, "%s: %d queries dropped (relevant files missing from this Go version's corpus)\n", set, dropped)
+		fmt.Fprintf(os.Stderr, "%s/%s: %d queries dropped (no judgements, or relevant files missing from the corpus)\n", s.Corpus, s.Name, dropped)
 	}
 	if *limit > 0 && len(keep) > *limit {
 		keep = keep[:*limit]
 	}
 	return keep, qrels, nil
-}
-
-// score runs every query through the engine and scores the file ranking.
-func score(eng *retrieve.Engine, qs []eval.Query, qrels eval.Qrels, mode, col string) (eval.Summary, error) {
-	var scores []eval.Scores
-	var lat []time.Duration
-	for _, q := range qs {
-		start := time.Now()
-		res, err := eng.Search(context.Background(), retrieve.Request{Query: q.Text, K: retrieve.MaxK, Mode: mode})
-		if err != nil {
-			return eval.Summary{}, fmt.Errorf("%s %q: %v", q.ID, q.Text, err)
-		}
-		lat = append(lat, time.Since(start))
-		paths := make([]string, len(res.Hits))
-		for i, h := range res.Hits {
-			paths[i] = h.RelPath
-		}
-		ranked := eval.Distinct(paths)
-		s := eval.Score(ranked, qrels[q.ID])
-		scores = append(scores, s)
-		if *verbose && s.SuccessK == 0 {
-			fmt.Printf("MISS %s %s %s %q → %v\n", col, mode, q.ID, q.Text, ranked[:min(3, len(ranked))])
-		}
-	}
-	return eval.Summarize(scores, lat), nil
-}
-
-var modeName = map[string]string{"lexical": "BM25-only", "vector": "vector-only", "hybrid": "hybrid (default)"}
-
-func print(rows map[string]*row, cols []string) {
-	fmt.Println()
-	fmt.Printf("| %-17s |", "")
-	for _, c := range cols {
-		fmt.Printf(" %-42s |", c)
-	}
-	fmt.Println()
-	fmt.Printf("| %-17s |", "")
-	for range cols {
-		fmt.Printf(" %-6s %-6s %-6s %-6s %-6s %-7s |", "s@1", "s@10", "MRR", "nDCG", "R@10", "p50")
-	}
-	fmt.Println()
-	fmt.Printf("|%s|", strings.Repeat("-", 19))
-	for range cols {
-		fmt.Printf("%s|", strings.Repeat("-", 44))
-	}
-	fmt.Println()
-	for _, mode := range split(*modes) {
-		r := rows[mode]
-		if r == nil {
-			continue
-		}
-		name := modeName[mode]
-		if name == "" {
-			name = mode
-		}
-		fmt.Printf("| %-17s |", name)
-		for _, c := range cols {
-			s := r.results[c]
-			fmt.Printf(" %-6s %-6s %-6s %-6s %-6s %-7s |", f2(s.Mean.Success1), f2(s.Mean.SuccessK), f2(s.Mean.MRR),
-				f2(s.Mean.NDCG), f2(s.Mean.Recall), ms(s.P50))
-		}
-		fmt.Println()
-	}
-	if len(cols) > 0 {
-		fmt.Printf("(queries per column: ")
-		for i, c := range cols {
-			if i > 0 {
-				fmt.Print(", ")
-			}
-			fmt.Printf("%s %d", c, rows[split(*modes)[0]].results[c].N)
-		}
-		fmt.Println(")")
-	}
-}
-
-func f2(x float64) string { return strconv.FormatFloat(x, 'f', 2, 64) }
-
-func ms(d time.Duration) string {
-	return strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', 1, 64) + "ms"
 }
