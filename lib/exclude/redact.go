@@ -32,6 +32,22 @@ type Redactor struct {
 	rules       []redactRule
 	replacement string
 	fingerprint string
+	// literals, when set, masks known secret values (the server's own
+	// tokens and keys) before the patterns run.
+	literals func(string) string
+}
+
+// WithLiterals returns a copy of r that first passes text through mask,
+// which replaces known secret values with DefaultReplacement (such as
+// events.Redact: the bearer token, the provider keys of this process).
+// Binary payloads (MaskBytes) are not passed through it.
+func (r *Redactor) WithLiterals(mask func(string) string) *Redactor {
+	if r == nil {
+		return nil
+	}
+	c := *r
+	c.literals = mask
+	return &c
 }
 
 // NewRedactor compiles patterns (regular expressions, optionally with a
@@ -212,9 +228,15 @@ func (r *Redactor) spans(content []byte) [][2]int {
 // replacement, so line numbers (citations, line ranges) stay valid: a
 // 30-line private key block becomes the replacement and 29 empty lines.
 func (r *Redactor) Mask(s string) (string, int) {
+	lit := 0
+	if r != nil && r.literals != nil {
+		before := strings.Count(s, DefaultReplacement)
+		s = r.literals(s)
+		lit = strings.Count(s, DefaultReplacement) - before
+	}
 	sp := r.spans([]byte(s))
 	if len(sp) == 0 {
-		return s, 0
+		return s, lit
 	}
 	var b strings.Builder
 	b.Grow(len(s))
@@ -226,7 +248,7 @@ func (r *Redactor) Mask(s string) (string, int) {
 		at = x[1]
 	}
 	b.WriteString(s[at:])
-	return b.String(), len(sp)
+	return b.String(), len(sp) + lit
 }
 
 // MaskBytes masks binary content in place of the same length: each byte of
@@ -291,7 +313,7 @@ func (r *Redactor) MaskValue(v any) (any, int) {
 // structure (numbers are kept exactly); raw that is not JSON is masked as
 // text.
 func (r *Redactor) MaskJSON(raw []byte) ([]byte, int) {
-	if len(r.spans(raw)) == 0 {
+	if len(r.spans(raw)) == 0 && (r == nil || r.literals == nil || r.literals(string(raw)) == string(raw)) {
 		return raw, 0
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))

@@ -256,3 +256,14 @@ func TestRedactJSONKeepsStructure(t *testing.T) {
 		t.Errorf("MaskJSON on text = %s", out)
 	}
 }
+
+func TestRedactLiterals(t *testing.T) {
+	r := defaultRedactor(t).WithLiterals(func(s string) string { return strings.ReplaceAll(s, "tok-s3cr3ts3cr3t", DefaultReplacement) })
+	out, n := r.Mask("query tok-s3cr3ts3cr3t and password=hunter2xyz")
+	if out != "query [REDACTED] and password=[REDACTED]" || n != 2 {
+		t.Errorf("Mask = %q %d", out, n)
+	}
+	if out, n := r.MaskJSON([]byte(`{"q":"tok-s3cr3ts3cr3t"}`)); n != 1 || string(out) != `{"q":"[REDACTED]"}` {
+		t.Errorf("MaskJSON = %s %d", out, n)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/dir2mcp/dir2mcp/lib/config"
+	"github.com/dir2mcp/dir2mcp/lib/events"
 	"github.com/dir2mcp/dir2mcp/lib/exclude"
 	"github.com/dir2mcp/dir2mcp/lib/extract"
 	"github.com/dir2mcp/dir2mcp/lib/transcript"
@@ -48,6 +49,7 @@ func Redactor(cfg *config.Config) (*exclude.Redactor, error) {
 		}
 		return nil, err
 	}
+	r = r.WithLiterals(events.Redact) // this process's own tokens and keys, wherever they appear
 	redactors[key] = r
 	return r, nil
 }
