@@ -29,6 +29,9 @@ var toolCalls = map[string]map[string]any{
 	"dir2mcp.list_files": {"limit": 5},
 	"dir2mcp.stats":      {},
 	"dir2mcp.diff":       {"limit": 5},
+	"dir2mcp.grep":       {"pattern": "Entry", "context": 1, "max_matches": 2},
+	"dir2mcp.find":       {"glob": "**/*.go", "sort": "size"},
+	"dir2mcp.checksum":   {"rel_path": "src/ledger/ledger.go", "algorithms": []string{"sha256", "md5"}},
 }
 
 // providerToolCalls are valid arguments for the tools that need a model

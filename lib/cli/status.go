@@ -65,7 +65,7 @@ func runStatus(ctx context.Context, cmd *ucli.Command) error {
 	if conn, err := e.dir.ReadConnection(); err == nil && state.ProcessAlive(conn.PID) {
 		out.Connection = &conn
 	}
-	docs, _, err := st.ListDocuments(ctx, store.DocFilter{OnlyCodes: corpus.HiddenCodes}, 1<<30, 0)
+	docs, err := st.Documents(ctx, store.DocQuery{MaxSize: -1, OnlyCodes: corpus.HiddenCodes}, nil, 0)
 	if err != nil {
 		return err
 	}

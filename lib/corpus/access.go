@@ -8,8 +8,11 @@
 package corpus
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/dir2mcp/dir2mcp/lib/archive"
 	"github.com/dir2mcp/dir2mcp/lib/config"
@@ -30,6 +33,9 @@ type Access struct {
 	Store *store.Store
 	// Archives caps reading an archive member.
 	Archives archive.Limits
+
+	listable   sync.Map // rel_path → bool: not excluded by path
+	remembered atomic.Int64
 }
 
 // HiddenCodes are the document codes of files excluded for security:
@@ -42,7 +48,8 @@ var securityCodes = []string{string(errcode.SecretExcluded), string(errcode.Path
 // Check runs a client path through root confinement and the exclusion
 // engine: outside the root → PATH_OUTSIDE_ROOT; a missing file →
 // FILE_NOT_FOUND; the state directory, the config file or an excluded
-// path → FORBIDDEN. It returns the canonical rel_path.
+// path → FORBIDDEN, for the path as given and for what it resolves to (a
+// symlink to .env is .env). It returns the canonical rel_path.
 func (a *Access) Check(rel string) (string, error) {
 	clean, err := rootfs.Clean(rel)
 	if err != nil {
@@ -55,11 +62,17 @@ func (a *Access) Check(rel string) (string, error) {
 	if st := a.StateDir; abs == st || strings.HasPrefix(abs, st+string(filepath.Separator)) {
 		return "", errcode.FieldError(errcode.Forbidden, "rel_path", "%s is inside the dir2mcp state directory and is never served", clean)
 	}
-	if clean == config.DefaultFileName {
-		return "", errcode.FieldError(errcode.Forbidden, "rel_path", "%s is dir2mcp's config file, which may hold credentials, and is never served", clean)
+	names := []string{clean}
+	if target, ok := a.Root.Rel(abs); ok && target != clean {
+		names = append(names, target)
 	}
-	if err := a.excluded(clean, clean); err != nil {
-		return "", err
+	for _, n := range names {
+		if n == config.DefaultFileName {
+			return "", errcode.FieldError(errcode.Forbidden, "rel_path", "%s is dir2mcp's config file, which may hold credentials, and is never served", clean)
+		}
+		if err := a.excluded(n, clean); err != nil {
+			return "", err
+		}
 	}
 	return clean, nil
 }
@@ -84,16 +97,41 @@ func (a *Access) CheckSecret(rel string, content []byte) error {
 
 // Listable reports whether an indexed document may be named to clients
 // (as a resource): not excluded at indexing time (errorCode) nor by the
-// current path excludes.
+// current path excludes. Listings ask it of every document, so the
+// answer for a path is remembered (the excludes do not change while an
+// Access lives).
 func (a *Access) Listable(rel, errorCode string) bool {
 	switch errcode.Code(errorCode) {
 	case errcode.SecretExcluded, errcode.PathExcluded:
 		return false
 	}
+	if a.Exclude == nil {
+		return true
+	}
+	if v, ok := a.listable.Load(rel); ok {
+		return v.(bool)
+	}
+	_, excluded := a.Exclude.PathExcluded(rel)
+	if a.remembered.Add(1) <= maxRemembered {
+		a.listable.Store(rel, !excluded)
+	}
+	return !excluded
+}
+
+// Rule names the rule that keeps an indexed document from clients: the
+// one indexing recorded in reason (ExclusionRule), else the current path
+// exclude matching rel; "" when none names it.
+func (a *Access) Rule(rel, reason string, secretPatterns []string) string {
+	if r := ExclusionRule(reason, secretPatterns); r != "" {
+		return r
+	}
 	if a.Exclude != nil {
-		if _, ok := a.Exclude.PathExcluded(rel); ok {
-			return false
+		if p, ok := a.Exclude.PathExcluded(rel); ok {
+			return fmt.Sprintf("security.path_excludes %q", p)
 		}
 	}
-	return true
+	return ""
 }
+
+// maxRemembered bounds the paths Listable remembers.
+const maxRemembered = 1 << 20

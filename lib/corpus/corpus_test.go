@@ -180,3 +180,23 @@ func TestScopeNarrowsOpen(t *testing.T) {
 		t.Error("AllowsTool")
 	}
 }
+
+// A symlink inside the root is judged by what it resolves to too: a link
+// to an excluded file, the config file or the state directory is refused.
+func TestSymlinksAreJudgedByTheirTarget(t *testing.T) {
+	a := newAccess(t, map[string]string{".env": "PASSWORD=hunter2", "private/p.txt": "p", ".dir2mcp.yaml": "version: 1", "ok.txt": "fine"}, nil)
+	root := a.Root.Dir()
+	for link, target := range map[string]string{"env-link": ".env", "priv-link": "private/p.txt", "cfg-link": ".dir2mcp.yaml",
+		"state-link": filepath.Join(a.StateDir, "meta.sqlite"), "ok-link": "ok.txt", "privdir": "private"} {
+		if err := os.Symlink(target, filepath.Join(root, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx := context.Background()
+	for rel, want := range map[string]errcode.Code{"env-link": errcode.Forbidden, "priv-link": errcode.Forbidden, "cfg-link": errcode.Forbidden,
+		"state-link": errcode.Forbidden, "privdir/p.txt": errcode.Forbidden, "ok-link": ""} {
+		if _, err := a.Open(ctx, rel); errcode.Of(err) != want && !(want == "" && err == nil) {
+			t.Errorf("Open(%s) = %v, want %s", rel, err, want)
+		}
+	}
+}

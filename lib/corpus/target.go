@@ -97,11 +97,8 @@ func (a *Access) Read(ctx context.Context, t *Target, max int64) ([]byte, bool, 
 			return nil, false, err
 		}
 	} else {
-		abs, err := a.Root.Resolve(t.ArchiveRel)
-		if err != nil {
-			return nil, false, err
-		}
-		if data, err = archive.ReadMember(ctx, abs, t.Member, a.Archives); err != nil {
+		var err error
+		if data, err = a.readMember(ctx, t); err != nil {
 			return nil, false, err
 		}
 		if max > 0 && int64(len(data)) > max {
@@ -112,4 +109,16 @@ func (a *Access) Read(ctx context.Context, t *Target, max int64) ([]byte, bool, 
 		t.DocType, _ = scan.Classify(path.Base(t.Rel), data)
 	}
 	return data, truncated, nil
+}
+
+// readMember reads archive member t whole, within the archive caps, from
+// an archive that is a regular file inside the root.
+func (a *Access) readMember(ctx context.Context, t *Target) ([]byte, error) {
+	f, _, err := a.Root.OpenFile(t.ArchiveRel)
+	if err != nil {
+		return nil, err
+	}
+	abs := f.Name()
+	f.Close()
+	return archive.ReadMember(ctx, abs, t.Member, a.Archives)
 }

@@ -151,6 +151,14 @@ func orNone(n int) int {
 	return n
 }
 
+// RawTextHash is the rep_hash the indexer gives the raw_text
+// representation holding text for docType under cfg's chunking, for a
+// document whose lines are the file's (not HTML): the same hash means the
+// same text, so a reader can check text rebuilt from the stored chunks.
+func RawTextHash(cfg *config.Config, docType, text string) string {
+	return repHash(docType, cfg.Chunking, text, nil)
+}
+
 // repHash identifies a representation: its text, and where its lines came
 // from (an edit that only moves HTML text to other lines moves its spans).
 func repHash(docType string, ch config.ChunkingConfig, text string, m srcmap.Map) string {

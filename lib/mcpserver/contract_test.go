@@ -19,7 +19,7 @@ func TestToolsHonourTheirSchemas(t *testing.T) {
 	f := newProviderServer(t, false, nil)
 	f.s.expensive = nil // no rate limit: this test calls the expensive tools a lot
 	ctx := context.Background()
-	samples := map[string]any{"rel_path": "notes.md", "query": "overlap", "question": "overlap", "schema_json": map[string]any{"type": "object"}}
+	samples := map[string]any{"rel_path": "notes.md", "query": "overlap", "question": "overlap", "pattern": "overlap", "schema_json": map[string]any{"type": "object"}}
 	argErr := map[string]bool{string(errcode.InvalidField): true, string(errcode.InvalidRange): true, string(errcode.MissingField): true}
 	tools := 0
 	for tl, err := range f.cs.Tools(ctx, nil) {

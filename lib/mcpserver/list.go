@@ -7,7 +7,6 @@ import (
 
 	"github.com/dir2mcp/dir2mcp/lib/corpus"
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
-	"github.com/dir2mcp/dir2mcp/lib/exclude"
 	"github.com/dir2mcp/dir2mcp/lib/store"
 )
 
@@ -23,57 +22,79 @@ type fileEntry struct {
 }
 
 type listResult struct {
-	Limit  int         `json:"limit"`
-	Offset int         `json:"offset"`
-	Total  int         `json:"total"`
-	Files  []fileEntry `json:"files"`
+	Limit      int         `json:"limit"`
+	Offset     int         `json:"offset"`
+	Total      int         `json:"total"`
+	Files      []fileEntry `json:"files"`
+	NextCursor string      `json:"next_cursor,omitempty"`
 }
+
+const listTool = "dir2mcp.list_files"
 
 var listFilesParams = []param{
 	str("path_prefix", "only files whose rel_path starts with this"),
 	str("glob", "gitignore-style glob on rel_path, e.g. **/*.md"),
 	integer("limit", "page size", 1, 5000).withDefault(200),
-	atLeast("offset", "files to skip (paging)", 0, maxLine).withDefault(0),
-	boolean("excluded", "list instead the files kept out of the index for security (secret patterns, path excludes), each with the rule that excluded it (never its content)").withDefault(false),
+	atLeast("offset", "files to skip (paging; or use cursor)", 0, maxLine).withDefault(0),
+	boolean("excluded", "list instead the files kept from clients for security (secret patterns, path excludes), each with the rule that excluded it (never its content)").withDefault(false),
+	cursorParam,
 }
 
+// listArgs are the arguments a list_files cursor is bound to.
+type listArgs struct {
+	Prefix   string `json:"path_prefix"`
+	Glob     string `json:"glob"`
+	Excluded bool   `json:"excluded,omitempty"`
+}
+
+// listFiles lists the documents the caller may see in rel_path order,
+// within its scope. Files excluded for security, by indexing or by the
+// current rules, are not even named (SPEC §17); excluded=true lists only
+// them, each with its rule, for the owner to spot a false positive.
 func (s *Server) listFiles(ctx context.Context, a *args) (toolOut, error) {
-	prefix, glob, limit, offset := a.str("path_prefix"), a.str("glob"), a.integer("limit"), a.integer("offset")
-	// Files excluded for security are not named in the listing (SPEC §17);
-	// excluded=true lists them, by rule, for the owner to spot a false
-	// positive. Either way only files within the caller's scope.
-	f := store.DocFilter{PathPrefix: strings.TrimPrefix(prefix, "./"), Within: corpus.ScopeFrom(ctx).Paths(),
-		HideCodes: corpus.HiddenCodes}
-	excluded := a.boolean("excluded")
-	if excluded {
-		f.HideCodes, f.OnlyCodes = nil, corpus.HiddenCodes
+	la := listArgs{Glob: a.str("glob"), Excluded: a.boolean("excluded")}
+	var err error
+	if la.Prefix, err = relPrefix(a.str("path_prefix")); err != nil {
+		return toolOut{}, err
 	}
-	if glob != "" {
-		p, err := exclude.ParsePattern(glob)
-		if err != nil || p.Negate {
-			return toolOut{}, errcode.FieldError(errcode.InvalidField, "glob", "glob %q is not a valid pattern", glob)
-		}
-		f.Match = func(rel string) bool { return p.Match(rel, false) }
-	}
-	docs, total, err := s.Store.ListDocuments(ctx, f, limit, offset)
+	limit, offset := a.integer("limit"), a.integer("offset")
+	var pos listPos
+	resumed, err := s.resume(ctx, listTool, a, la, &pos)
 	if err != nil {
 		return toolOut{}, err
 	}
-	res := listResult{Limit: limit, Offset: offset, Total: total, Files: make([]fileEntry, 0, len(docs))}
+	if resumed && a.has("offset") {
+		return toolOut{}, errcode.FieldError(errcode.InvalidField, "offset", "offset cannot be combined with cursor: the cursor already says where the page starts")
+	}
+	keep, err := docFilter(ctx, la.Prefix, la.Glob, "glob", nil)
+	if err != nil {
+		return toolOut{}, err
+	}
+	q := store.DocQuery{PathPrefix: la.Prefix, Within: corpus.ScopeFrom(ctx).Paths(), MaxSize: -1, HideCodes: corpus.HiddenCodes}
+	if la.Excluded {
+		q.HideCodes = nil
+	}
+	docs, err := s.Store.Documents(ctx, q, func(d store.Doc) bool {
+		return keep(d.RelPath, d.DocType) && s.access.Listable(d.RelPath, d.ErrorCode) != la.Excluded
+	}, 0)
+	if err != nil {
+		return toolOut{}, err
+	}
+	if resumed {
+		offset = afterKey(docs, func(d store.Doc) bool { return d.RelPath > pos.Path })
+	}
+	page := docs[min(offset, len(docs)):min(len(docs), offset+limit)]
+	res := listResult{Limit: limit, Offset: offset, Total: len(docs), Files: make([]fileEntry, 0, len(page))}
 	var b strings.Builder
 	what := "file(s) match"
-	if excluded {
-		what = "file(s) excluded from the index for security"
+	if la.Excluded {
+		what = "file(s) excluded for security"
 	}
-	fmt.Fprintf(&b, "%d %s; showing %d from offset %d:\n", total, what, len(docs), offset)
-	for _, d := range docs {
-		e := fileEntry{RelPath: d.RelPath, DocType: d.DocType, SizeBytes: d.SizeBytes, MtimeUnix: d.MtimeUnix,
-			Status: d.Status, Deleted: d.Deleted}
-		if d.Status != "ok" {
-			e.Reason = strings.TrimPrefix(strings.TrimSpace(d.ErrorCode+": "+d.Error), ": ")
-		}
-		if excluded {
-			e.Rule = corpus.ExclusionRule(d.Error, s.Config.Security.SecretPatterns)
+	fmt.Fprintf(&b, "%d %s; showing %d from offset %d:\n", res.Total, what, len(page), offset)
+	for _, d := range page {
+		e := entryOf(d)
+		if la.Excluded {
+			e.Rule = s.access.Rule(d.RelPath, d.Error, s.Config.Security.SecretPatterns)
 		}
 		res.Files = append(res.Files, e)
 		line := fmt.Sprintf("%s  %s  %d B", d.RelPath, d.DocType, d.SizeBytes)
@@ -86,8 +107,19 @@ func (s *Server) listFiles(ctx context.Context, a *args) (toolOut, error) {
 		b.WriteString(line)
 		b.WriteByte('\n')
 	}
-	if offset+len(docs) < total {
-		fmt.Fprintf(&b, "… more: call again with offset=%d", offset+len(docs))
+	if offset+len(page) < res.Total && len(page) > 0 {
+		res.NextCursor = s.cursorAt(ctx, listTool, la, listPos{Path: page[len(page)-1].RelPath})
+		fmt.Fprintf(&b, "… more: call again with cursor=%s (or offset=%d)", res.NextCursor, offset+len(page))
 	}
 	return toolOut{out: res, summary: strings.TrimRight(b.String(), "\n")}, nil
+}
+
+// entryOf describes a document in a listing.
+func entryOf(d store.Doc) fileEntry {
+	e := fileEntry{RelPath: d.RelPath, DocType: d.DocType, SizeBytes: d.SizeBytes, MtimeUnix: d.MtimeUnix,
+		Status: d.Status, Deleted: d.Deleted}
+	if d.Status != "ok" {
+		e.Reason = strings.TrimPrefix(strings.TrimSpace(d.ErrorCode+": "+d.Error), ": ")
+	}
+	return e
 }

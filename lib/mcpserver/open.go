@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/dir2mcp/dir2mcp/lib/archive"
+	"github.com/dir2mcp/dir2mcp/lib/corpus"
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
 	"github.com/dir2mcp/dir2mcp/lib/extract"
 	"github.com/dir2mcp/dir2mcp/lib/record"
@@ -22,6 +23,7 @@ type openResult struct {
 	Span      *record.Span `json:"span,omitempty"`
 	Content   string       `json:"content"`
 	Truncated bool         `json:"truncated"`
+	*byteRange
 }
 
 var openFileParams = []param{
@@ -32,6 +34,9 @@ var openFileParams = []param{
 	atLeast("start_ms", "transcript start time in milliseconds", 0, maxMs),
 	atLeast("end_ms", "transcript end time in milliseconds", 0, maxMs),
 	integer("max_chars", "cap on returned characters", 200, 50000).withDefault(20000),
+	maxTokensParam,
+	atLeast("offset", "exact read: first byte to return (0-based); returns bytes, not lines, for any file", 0, maxMs),
+	integer("length", "exact read: bytes to return from offset", 1, corpus.MaxRange).withDefault(defaultRange),
 }
 
 func (s *Server) openFile(ctx context.Context, a *args) (toolOut, error) {
@@ -42,12 +47,22 @@ func (s *Server) openFile(ctx context.Context, a *args) (toolOut, error) {
 	startMs, hasStartMs := a.integer("start_ms"), a.has("start_ms")
 	endMs, hasEndMs := a.integer("end_ms"), a.has("end_ms")
 	maxChars := a.integer("max_chars")
+	if a.has("max_tokens") {
+		maxChars = min(maxChars, a.integer("max_tokens")*charsPerToken)
+	}
 	t, err := s.access.Open(ctx, rel)
 	if err != nil {
 		return toolOut{}, err
 	}
 	rel = t.Rel
 	switch {
+	case a.has("offset") || a.has("length"):
+		for _, f := range []string{"start_line", "end_line", "page", "start_ms", "end_ms"} {
+			if a.has(f) {
+				return toolOut{}, errcode.FieldError(errcode.InvalidField, f, "%s cannot be combined with offset/length: an exact read returns bytes, not lines, pages or times", f)
+			}
+		}
+		return s.openBytes(ctx, t, int64(a.integer("offset")), int64(a.integer("length")))
 	case hasPage:
 		return s.openPage(ctx, t, page, maxChars)
 	case hasStartMs || hasEndMs:
@@ -149,7 +164,7 @@ func (s *Server) openFile(ctx context.Context, a *args) (toolOut, error) {
 		header = retrieve.Cite(rel, *out.Span)
 	}
 	if out.Truncated {
-		header += fmt.Sprintf(" — truncated at max_chars=%d; continue with start_line=%d", maxChars, last+1)
+		header += fmt.Sprintf(" — truncated at %d characters (max_chars/max_tokens); continue with start_line=%d", maxChars, last+1)
 	}
 	return toolOut{out: out, summary: header + "\n" + out.Content, files: []string{rel}}, nil
 }

@@ -54,7 +54,7 @@ func (s *Server) openPage(ctx context.Context, t corpus.Target, page, maxChars i
 	out := openResult{RelPath: t.Rel, DocType: t.Doc.DocType, Span: &sp, Content: text, Truncated: truncated}
 	header := retrieve.Cite(t.Rel, sp) + fmt.Sprintf(" (page %d of %d)", page, len(pages))
 	if truncated {
-		header += fmt.Sprintf(" — truncated at max_chars=%d", maxChars)
+		header += fmt.Sprintf(" — truncated at %d characters (max_chars/max_tokens)", maxChars)
 	}
 	return toolOut{out: out, summary: header + "\n" + text, files: []string{t.Rel}}, nil
 }
@@ -108,7 +108,7 @@ func (s *Server) openTime(ctx context.Context, t corpus.Target, startMs, endMs i
 	out.Span, out.Content = &sp, b.String()
 	header := retrieve.Cite(t.Rel, sp)
 	if out.Truncated {
-		header += fmt.Sprintf(" — truncated at max_chars=%d; continue with start_ms=%d", maxChars, segs[last].EndMs)
+		header += fmt.Sprintf(" — truncated at %d characters (max_chars/max_tokens); continue with start_ms=%d", maxChars, segs[last].EndMs)
 	}
 	return toolOut{out: out, summary: header + "\n" + out.Content, files: []string{t.Rel}}, nil
 }

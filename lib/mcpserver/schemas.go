@@ -47,7 +47,10 @@ var searchOutput = `{
     "k": {"type": "integer"},
     "index_used": {"type": "string", "enum": ["text", "code", "both"]},
     "hits": {"type": "array", "items": HIT},
-    "indexing_complete": {"type": "boolean"}
+    "indexing_complete": {"type": "boolean"},
+    "truncated": {"type": "boolean", "description": "max_tokens cut hits from this page (omitted_hits); they come first on the next"},
+    "omitted_hits": {"type": "integer"},
+    "next_cursor": CURSOR
   },
   "required": ["query", "hits", "indexing_complete"]
 }`
@@ -87,8 +90,14 @@ var openFileOutput = `{
     "rel_path": {"type": "string"},
     "doc_type": {"type": "string"},
     "span": SPAN,
-    "content": {"type": "string"},
-    "truncated": {"type": "boolean"}
+    "content": {"type": "string", "description": "the text; for an exact read (offset/length), the bytes as text or base64 (see encoding)"},
+    "truncated": {"type": "boolean"},
+    "offset": {"type": "integer", "description": "exact read: first byte returned"},
+    "length": {"type": "integer", "description": "exact read: bytes returned"},
+    "size_bytes": {"type": "integer", "description": "exact read: size of the whole file"},
+    "encoding": {"type": "string", "enum": ["utf-8", "base64"], "description": "exact read: utf-8 when the bytes are valid UTF-8 without NUL, else base64"},
+    "eof": {"type": "boolean", "description": "exact read: the bytes reach the end of the file"},
+    "next_offset": {"type": "integer", "description": "exact read: where the next read continues"}
   },
   "required": ["rel_path", "doc_type", "content", "truncated"]
 }`
@@ -105,19 +114,13 @@ var listFilesOutput = `{
       "items": {
         "type": "object",
         "additionalProperties": false,
-        "properties": {
-          "rel_path": {"type": "string"},
-          "doc_type": {"type": "string"},
-          "size_bytes": {"type": "integer"},
-          "mtime_unix": {"type": "integer"},
-          "status": {"type": "string", "enum": ["ok", "skipped", "error"]},
-          "deleted": {"type": "boolean"},
-          "reason": {"type": "string", "description": "why a file is skipped or failed"},
+        "properties": {` + fileEntryProps + `,
           "rule": {"type": "string", "description": "with excluded=true: the setting that excluded the file, e.g. security.secret_patterns[3] (generic_token)"}
         },
         "required": ["rel_path", "doc_type", "size_bytes", "mtime_unix", "status", "deleted"]
       }
-    }
+    },
+    "next_cursor": CURSOR
   },
   "required": ["limit", "offset", "total", "files"]
 }`
@@ -269,6 +272,7 @@ func schema(s string) json.RawMessage {
 	s = strings.ReplaceAll(s, "HIT", hitSchema)
 	s = strings.ReplaceAll(s, "DRIFT", driftSchema)
 	s = strings.ReplaceAll(s, "SPAN", spanSchema)
+	s = strings.ReplaceAll(s, "CURSOR", cursorSchema)
 	var v any
 	if err := json.Unmarshal([]byte(s), &v); err != nil {
 		panic("mcpserver: bad schema literal: " + err.Error())

@@ -23,10 +23,10 @@ func kParam(desc string) param {
 	return integer("k", desc, 1, retrieve.MaxK).withDefault(retrieve.DefaultK)
 }
 
-var searchParams = append([]param{
+var searchParams = append(append([]param{
 	str("query", "what to find: words, a question, or an identifier").need(),
-	kParam("number of hits to return"),
-}, filterParams...)
+	kParam("number of hits to return (per page: next_cursor continues past them)"),
+}, filterParams...), maxTokensParam, cursorParam)
 
 // searchRequest reads the arguments shared by search and ask; k defaults
 // to defK (rag.k_default). Hits stay within the caller's scope (ctx).
@@ -46,11 +46,19 @@ func searchRequest(ctx context.Context, a *args, queryField string, defK int) re
 }
 
 func (s *Server) search(ctx context.Context, a *args) (toolOut, error) {
-	res, err := s.Engine.Search(ctx, searchRequest(ctx, a, "query", s.Config.RAG.KDefault))
+	req := searchRequest(ctx, a, "query", s.Config.RAG.KDefault)
+	page, err := s.searchPage(ctx, a, req)
 	if err != nil {
 		return toolOut{}, err
 	}
-	return toolOut{out: res, summary: summarizeHits(res), files: hitFiles(res.Hits)}, nil
+	summary := summarizeHits(page.Result)
+	switch {
+	case page.OmittedHits > 0:
+		summary += fmt.Sprintf("\n… %d more hit(s) cut at max_tokens; continue with cursor=%s", page.OmittedHits, page.NextCursor)
+	case page.NextCursor != "":
+		summary += "\n… more hits with cursor=" + page.NextCursor
+	}
+	return toolOut{out: page, summary: summary, files: hitFiles(page.Hits)}, nil
 }
 
 // hitFiles lists the distinct files of hits in rank order.

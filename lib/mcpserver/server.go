@@ -15,9 +15,11 @@ import (
 	"github.com/dir2mcp/dir2mcp/lib/audit"
 	"github.com/dir2mcp/dir2mcp/lib/config"
 	"github.com/dir2mcp/dir2mcp/lib/corpus"
+	"github.com/dir2mcp/dir2mcp/lib/cursor"
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
 	"github.com/dir2mcp/dir2mcp/lib/events"
 	"github.com/dir2mcp/dir2mcp/lib/exclude"
+	"github.com/dir2mcp/dir2mcp/lib/grep"
 	"github.com/dir2mcp/dir2mcp/lib/indexer"
 	"github.com/dir2mcp/dir2mcp/lib/models"
 	"github.com/dir2mcp/dir2mcp/lib/ratelimit"
@@ -72,11 +74,15 @@ type Server struct {
 	served    map[string]bool   // the registered tools
 	// stdioSession names the stdio client's session in audit records.
 	stdioSession string
+	cursors      *cursor.Signer
+	grepIndex    *grep.Index
 }
 
 const instructions = `dir2mcp serves one directory as a searchable index.
 Start with dir2mcp.search (plain-language questions and exact identifiers both work; results cite path and lines),
 verify with dir2mcp.open_file on the cited lines, use dir2mcp.list_files to navigate and dir2mcp.stats for index health.
+dir2mcp.grep finds exact strings or regular expressions line by line, dir2mcp.find lists files by glob, size, time and type,
+dir2mcp.open_file with offset/length reads exact bytes and dir2mcp.checksum digests a file. Long lists continue with next_cursor.
 dir2mcp.ask returns an answer with citations. PDFs cite pages ([a.pdf#p=2], open with page), audio cites times ([a.mp3@t=01:05-01:35], open with start_ms/end_ms),
 archive members are files named like docs.zip!/a/b.txt. dir2mcp.transcribe, dir2mcp.annotate, dir2mcp.transcribe_and_ask and dir2mcp.ask_audio use the configured providers.
 Every indexed file is also a resource (dir2mcp:///<rel_path>).
@@ -116,6 +122,8 @@ func (s *Server) build() {
 	})
 	s.log = slog.New(fanout{s.logger().Handler(), newClientLog(s.srv)})
 	s.access = &corpus.Access{Root: s.Root, StateDir: s.Dir.Path, Exclude: s.Exclude, Store: s.Store}
+	s.cursors = s.cursorSigner()
+	s.grepIndex = s.newGrepIndex()
 	if s.Config != nil {
 		rl := s.Config.Server.RateLimit
 		s.expensive = ratelimit.New(rl.ExpensiveRPS, rl.ExpensiveBurst)
@@ -233,7 +241,7 @@ func (s *Server) allTools() []toolDef {
 			OutputSchema: outputSchema(askOutput), Annotations: readOnly("Answer with citations")},
 			in: askParams, run: s.ask, expensive: true},
 		{tool: &mcp.Tool{Name: "dir2mcp.open_file", Title: "Open a file slice",
-			Description:  "Returns the exact text of a file under the root: a line range, a PDF page or a transcript time range, for verifying a citation. Paths outside the root and files matching secret/exclude rules are refused.",
+			Description:  "Returns the exact text of a file under the root: a line range, a PDF page or a transcript time range, for verifying a citation; or, with offset/length, exact bytes of any file (text, or base64 for binary). Paths outside the root and files matching secret/exclude rules are refused.",
 			OutputSchema: outputSchema(openFileOutput), Annotations: readOnly("Open a file slice")},
 			in: openFileParams, run: s.openFile},
 		{tool: &mcp.Tool{Name: "dir2mcp.list_files", Title: "List indexed files",
@@ -248,7 +256,7 @@ func (s *Server) allTools() []toolDef {
 			Description:  "Lists the files added, modified and deleted under the root since the last index run (what the next run would index again), comparing content hashes where size or mtime changed.",
 			OutputSchema: outputSchema(diffOutput), Annotations: readOnly("Files changed since indexing")},
 			in: diffParams, run: s.diff, expensive: true},
-	}, s.providerTools()...)
+	}, append(s.fileTools(), s.providerTools()...)...)
 	for _, d := range defs {
 		d.tool.InputSchema = inputSchema(d.in)
 	}

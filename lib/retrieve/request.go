@@ -49,6 +49,9 @@ type Request struct {
 	DocTypes []string
 	Mode     string
 	In       string // both | title | content
+	// Paged lets K reach MaxPagedK: a caller showing hits page by page
+	// (search's cursor) ranks past MaxK and shows at most MaxK at a time.
+	Paged bool
 }
 
 // MaxK is the largest k a search accepts, DefaultK the k of a request
@@ -56,6 +59,8 @@ type Request struct {
 const (
 	MaxK     = 50
 	DefaultK = 10
+	// MaxPagedK is the deepest hit a paged search reaches.
+	MaxPagedK = 200
 )
 
 // The values a Request accepts: the single source of Request validation
@@ -78,8 +83,8 @@ func (r *Request) normalize() (*exclude.Pattern, error) {
 	if r.K == 0 {
 		r.K = DefaultK
 	}
-	if r.K < 1 || r.K > MaxK {
-		return nil, errcode.OutOfRange("k", 1, MaxK, int64(r.K))
+	if hi := MaxK; r.K < 1 || r.K > hi && !(r.Paged && r.K <= MaxPagedK) {
+		return nil, errcode.OutOfRange("k", 1, int64(hi), int64(r.K))
 	}
 	var err error
 	if r.Index, err = oneOf("index", r.Index, Indexes); err != nil {

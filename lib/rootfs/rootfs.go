@@ -102,6 +102,18 @@ func (r *Root) Resolve(rel string) (string, error) {
 	return real, nil
 }
 
+// Rel returns the slash-separated path, relative to the root, of abs, a
+// path Resolve returned (symlinks resolved); ok is false for the root
+// itself or a path outside it.
+func (r *Root) Rel(abs string) (string, bool) {
+	for _, base := range []string{r.real, r.dir} {
+		if rel, err := filepath.Rel(base, abs); err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return filepath.ToSlash(rel), true
+		}
+	}
+	return "", false
+}
+
 func resolveLink(link, target string) string {
 	if filepath.IsAbs(target) {
 		return filepath.Clean(target)
@@ -116,25 +128,69 @@ func (r *Root) inside(p string) bool {
 	return strings.HasPrefix(p, r.real+string(filepath.Separator)) || strings.HasPrefix(p, r.dir+string(filepath.Separator))
 }
 
-// ReadFile reads rel (confined to the root) up to max bytes (0 = no limit).
-// truncated reports whether the file was longer.
-func (r *Root) ReadFile(rel string, max int64) (data []byte, truncated bool, err error) {
+// OpenFile opens rel (confined to the root) for reading and returns it
+// with its info. Only regular files are opened: a directory is
+// INVALID_FIELD, and a named pipe, socket or device is DOC_TYPE_UNSUPPORTED
+// without ever being opened (opening a FIFO blocks, reading a device may
+// never end). The open itself neither blocks nor follows a symlink swapped
+// in after the check, and the file opened must be the one checked.
+func (r *Root) OpenFile(rel string) (*os.File, fs.FileInfo, error) {
 	abs, err := r.Resolve(rel)
+	if err != nil {
+		return nil, nil, err
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return nil, nil, errcode.Wrap(errcode.FileNotFound, err, "%s: %v", rel, err)
+	}
+	if err := regular(rel, fi); err != nil {
+		return nil, nil, err
+	}
+	f, err := os.OpenFile(abs, os.O_RDONLY|openFlags, 0)
+	if err != nil {
+		return nil, nil, errcode.Wrap(errcode.FileNotFound, err, "%s: %v", rel, err)
+	}
+	got, err := f.Stat()
+	switch {
+	case err != nil:
+		err = errcode.Wrap(errcode.FileNotFound, err, "%s: %v", rel, err)
+	case !os.SameFile(fi, got):
+		err = errcode.FieldError(errcode.FileNotFound, "rel_path", "%s changed while being opened", rel)
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, got, nil
+}
+
+// regular refuses anything but a regular file.
+func regular(rel string, fi fs.FileInfo) error {
+	m := fi.Mode()
+	switch {
+	case m.IsRegular():
+		return nil
+	case m.IsDir():
+		return errcode.FieldError(errcode.InvalidField, "rel_path", "%s is a directory", rel)
+	case m&fs.ModeNamedPipe != 0:
+		return errcode.FieldError(errcode.DocTypeUnsupported, "rel_path", "%s is a named pipe (FIFO), not a regular file, and is never read", rel)
+	case m&fs.ModeSocket != 0:
+		return errcode.FieldError(errcode.DocTypeUnsupported, "rel_path", "%s is a socket, not a regular file, and is never read", rel)
+	case m&fs.ModeDevice != 0:
+		return errcode.FieldError(errcode.DocTypeUnsupported, "rel_path", "%s is a device, not a regular file, and is never read", rel)
+	}
+	return errcode.FieldError(errcode.DocTypeUnsupported, "rel_path", "%s is not a regular file (%s) and is never read", rel, m.Type())
+}
+
+// ReadFile reads rel (confined to the root, a regular file: see OpenFile)
+// up to max bytes (0 = no limit). truncated reports whether the file was
+// longer.
+func (r *Root) ReadFile(rel string, max int64) (data []byte, truncated bool, err error) {
+	f, _, err := r.OpenFile(rel)
 	if err != nil {
 		return nil, false, err
 	}
-	f, err := os.Open(abs)
-	if err != nil {
-		return nil, false, errcode.Wrap(errcode.FileNotFound, err, "%s: %v", rel, err)
-	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, false, errcode.Wrap(errcode.FileNotFound, err, "%s: %v", rel, err)
-	}
-	if fi.IsDir() {
-		return nil, false, errcode.FieldError(errcode.InvalidField, "rel_path", "%s is a directory", rel)
-	}
 	if max <= 0 {
 		data, err = io.ReadAll(f)
 		return data, false, err

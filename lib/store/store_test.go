@@ -273,22 +273,56 @@ func TestEmbeddingStatusLifecycle(t *testing.T) {
 	}
 }
 
-func TestListDocumentsPaging(t *testing.T) {
+func TestDocumentsByMetadata(t *testing.T) {
 	s, _ := openTest(t)
-	for _, p := range []string{"a/1.go", "a/2.go", "b/3.go", "b/4.md", "c/5.go"} {
-		put(t, s, p, p, "text of "+p)
-	}
 	ctx := context.Background()
-	docs, total, err := s.ListDocuments(ctx, DocFilter{}, 2, 1)
-	if err != nil || total != 5 || len(docs) != 2 || docs[0].RelPath != "a/2.go" || docs[1].RelPath != "b/3.go" {
-		t.Fatalf("page: %v %d %v", docs, total, err)
+	err := s.Update(ctx, func(tx *Tx) error {
+		for i, p := range []string{"a/1.go", "a/2.md", "b/3.go", "b/4.pdf", "c/5.go"} {
+			d := doc(p)
+			d.SizeBytes, d.MtimeUnix = int64(100*(i+1)), int64(1000+i)
+			if p == "b/4.pdf" {
+				d.DocType, d.Status, d.Code = record.DocPDF, record.StatusSkipped, "SECRET_EXCLUDED"
+			}
+			if _, err := tx.UpsertDocument(d, ""); err != nil {
+				return err
+			}
+		}
+		_, err := tx.TombstoneDocument("c/5.go")
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
-	docs, total, _ = s.ListDocuments(ctx, DocFilter{PathPrefix: "b/"}, 10, 0)
-	if total != 2 || len(docs) != 2 {
-		t.Fatalf("prefix: %d %v", total, docs)
+	paths := func(q DocQuery, keep func(Doc) bool, limit int) string {
+		docs, err := s.Documents(ctx, q, keep, limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ps []string
+		for _, d := range docs {
+			ps = append(ps, d.RelPath)
+		}
+		return strings.Join(ps, ",")
 	}
-	docs, total, _ = s.ListDocuments(ctx, DocFilter{Match: func(p string) bool { return strings.HasSuffix(p, ".go") }}, 2, 1)
-	if total != 4 || len(docs) != 2 || docs[0].RelPath != "a/2.go" || docs[1].RelPath != "b/3.go" {
-		t.Fatalf("glob page: %v %d", docs, total)
+	for _, c := range []struct {
+		q    DocQuery
+		keep func(Doc) bool
+		lim  int
+		want string
+	}{
+		{DocQuery{MaxSize: -1}, nil, 0, "a/1.go,a/2.md,b/3.go,b/4.pdf"},
+		{DocQuery{MaxSize: -1, HideCodes: []string{"SECRET_EXCLUDED"}}, nil, 0, "a/1.go,a/2.md,b/3.go"},
+		{DocQuery{MaxSize: -1, OnlyCodes: []string{"SECRET_EXCLUDED"}}, nil, 0, "b/4.pdf"},
+		{DocQuery{MaxSize: -1, Within: []string{"a/2.md", "b"}}, nil, 0, "a/2.md,b/3.go,b/4.pdf"},
+		{DocQuery{MaxSize: -1, After: "a/2.md"}, nil, 0, "b/3.go,b/4.pdf"},
+		{DocQuery{MaxSize: -1, PathPrefix: "b/", DocTypes: []string{record.DocCode}}, nil, 0, "b/3.go"},
+		{DocQuery{MinSize: 200, MaxSize: 300}, nil, 0, "a/2.md,b/3.go"},
+		{DocQuery{MaxSize: 0}, nil, 0, ""},
+		{DocQuery{MaxSize: -1, ModifiedSince: 1001, ModifiedBefore: 1003}, nil, 0, "a/2.md,b/3.go"},
+		{DocQuery{MaxSize: -1}, func(d Doc) bool { return strings.HasSuffix(d.RelPath, ".go") }, 1, "a/1.go"},
+	} {
+		if got := paths(c.q, c.keep, c.lim); got != c.want {
+			t.Errorf("%+v: got %q, want %q", c.q, got, c.want)
+		}
 	}
 }

@@ -5,6 +5,8 @@
 //   - a full offline index (`dir2mcp index`): wall time and peak RSS;
 //   - a no-op re-index of the unchanged tree, measured in the same run;
 //   - search latency over MCP (official go-sdk client → `dir2mcp serve`), p50/p99;
+//   - grep over MCP for literal patterns, p50/p99, side by side with `grep -rn`
+//     on the same files in the same run (and the same matching lines);
 //   - the chunk count.
 //
 // Usage: go run ./scripts/bench [-corpus DIR] [-bin DIR] [-queries N]
@@ -87,13 +89,23 @@ func run(corpus, binDir, qfile string, nq int, keep bool) error {
 	out = append(out, result{"no-op re-index", noop.Round(time.Millisecond).String(),
 		fmt.Sprintf("%.1f× the plain walk; target ≤ 5s", noop.Seconds()/walk.Seconds())})
 
-	lat, chunks, err := searchLatency(dir2mcp, corpus, state, queries(qfile, nq))
+	c, stop, err := serve(dir2mcp, corpus, state)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	lat, chunks, err := searchLatency(c, queries(qfile, nq))
 	if err != nil {
 		return err
 	}
 	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
 	out = append(out, result{"search p50 over MCP", pct(lat, 50).String(), fmt.Sprintf("%d queries, k=10; target ≤ 10ms", len(lat))})
 	out = append(out, result{"search p99 over MCP", pct(lat, 99).String(), ""})
+	g, err := grepBench(c, corpus, grepRounds)
+	if err != nil {
+		return err
+	}
+	out = append(out, g.results()...)
 	out = append(out, result{"chunks", fmt.Sprint(chunks), ""})
 
 	fmt.Println()
@@ -111,12 +123,24 @@ func searchOnly(corpus, binDir, state, qfile string, nq int) error {
 	if err != nil {
 		return err
 	}
-	lat, chunks, err := searchLatency(dir2mcp, corpus, state, queries(qfile, nq))
+	c, stop, err := serve(dir2mcp, corpus, state)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	lat, chunks, err := searchLatency(c, queries(qfile, nq))
 	if err != nil {
 		return err
 	}
 	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
 	fmt.Printf("search over MCP: p50 %s p99 %s (%d queries, %d chunks)\n", pct(lat, 50), pct(lat, 99), len(lat), chunks)
+	g, err := grepBench(c, corpus, grepRounds)
+	if err != nil {
+		return err
+	}
+	for _, r := range g.results() {
+		fmt.Printf("%s: %s (%s)\n", r.name, r.value, r.note)
+	}
 	return nil
 }
 
@@ -158,17 +182,18 @@ func index(bin, corpus, state string) (time.Duration, int64, error) {
 	return took, rss, nil
 }
 
-// searchLatency starts `dir2mcp serve` and times queries over MCP.
-func searchLatency(bin, corpus, state string, qs []string) ([]time.Duration, int64, error) {
+// serve starts `dir2mcp serve` over state and connects an MCP client;
+// stop closes both.
+func serve(bin, corpus, state string) (*mcpclient.Client, func(), error) {
 	cmd := exec.Command(bin, "serve", "--dir", corpus, "--state-dir", state, "--json", "--listen", "127.0.0.1:0")
 	// One client firing queries back to back: the per-client rate limit is not what is measured.
 	cmd.Env = append(os.Environ(), "DIR2MCP_SERVER_RATE_LIMIT_RPS=0")
 	stdout, _ := cmd.StdoutPipe()
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
-		return nil, 0, err
+		return nil, nil, err
 	}
-	defer func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() }()
+	kill := func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() }
 	sc := bufio.NewScanner(stdout)
 	for sc.Scan() {
 		if strings.Contains(sc.Text(), `"connection"`) {
@@ -179,16 +204,22 @@ func searchLatency(bin, corpus, state string, qs []string) ([]time.Duration, int
 		for sc.Scan() {
 		}
 	}()
-	ctx := context.Background()
 	opts, err := mcpclient.FromStateDir(state)
 	if err != nil {
-		return nil, 0, err
+		kill()
+		return nil, nil, err
 	}
-	c, err := mcpclient.Dial(ctx, opts)
+	c, err := mcpclient.Dial(context.Background(), opts)
 	if err != nil {
-		return nil, 0, err
+		kill()
+		return nil, nil, err
 	}
-	defer c.Close()
+	return c, func() { c.Close(); kill() }, nil
+}
+
+// searchLatency times search queries over MCP.
+func searchLatency(c *mcpclient.Client, qs []string) ([]time.Duration, int64, error) {
+	ctx := context.Background()
 	var stats struct {
 		Indexing struct {
 			ChunksTotal int64 `json:"chunks_total"`

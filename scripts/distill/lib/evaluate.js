@@ -8,14 +8,23 @@ const { dequantRow } = require('./table');
 
 const PAIRS = path.join(__dirname, '..', '..', '..', 'testdata', 'embed', 'pairs.json');
 
-// loadSets returns {paraphrase: {queries, docs}, code: {queries, docs}} from
-// testdata/embed/pairs.json; query i's answer is doc i.
+// loadSets returns the sets of testdata/embed/pairs.json as {name:
+// {queries, docs}}; query i's answer is doc i (docs may hold more
+// passages than there are queries: distractors). Code passages are
+// CodeText(path, code). "prose+code" ranks the prose questions against
+// their sections and every code passage of the js, rust and python sets:
+// the docs-versus-code confusion a mixed repository shows.
 function loadSets(codeOpts) {
   const d = JSON.parse(fs.readFileSync(PAIRS, 'utf8'));
-  return {
-    paraphrase: { queries: d.paraphrase.map((p) => p[0]), docs: d.paraphrase.map((p) => p[1]) },
-    code: { queries: d.code.map((p) => p[0]), docs: d.code.map((p) => codeText(p[1], p[2], codeOpts)) },
-  };
+  const text = (ps) => ({ queries: ps.map((p) => p[0]), docs: ps.map((p) => p[1]) });
+  const code = (ps) => ({ queries: ps.map((p) => p[0]), docs: ps.map((p) => codeText(p[1], p[2], codeOpts)) });
+  const sets = { paraphrase: text(d.paraphrase), code: code(d.code) };
+  for (const k of ['prose', 'js', 'rust', 'python']) if (d[k]) sets[k] = (k === 'prose' ? text : code)(d[k]);
+  if (d.prose) {
+    const distract = ['js', 'rust', 'python'].flatMap((k) => (sets[k] ? sets[k].docs : []));
+    sets['prose+code'] = { queries: sets.prose.queries, docs: [...sets.prose.docs, ...distract] };
+  }
+  return sets;
 }
 
 function normalize(v) {

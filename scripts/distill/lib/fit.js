@@ -144,12 +144,31 @@ function contrastGrad(rows, dim, pairs, temp, weight, grad, frozen) {
   return loss;
 }
 
+// groupBatches reorders the shuffled order so that each contrastive batch
+// holds pairs of one group (one source: its negatives come from the same
+// project, the hardest ones) where the group is large enough: pairs are
+// sorted by group (stable, so shuffled within), cut into batches, and the
+// batches shuffled.
+function groupBatches(order, groups, batch, rnd) {
+  const sorted = order.map((p, i) => [groups[p], i, p]).sort((a, b) => a[0] - b[0] || a[1] - b[1]).map((x) => x[2]);
+  const batches = [];
+  for (let i = 0; i < sorted.length; i += batch) batches.push(sorted.slice(i, i + batch));
+  for (let i = batches.length - 1; i > 0; i--) {
+    const j = Math.floor(rnd() * (i + 1));
+    [batches[i], batches[j]] = [batches[j], batches[i]];
+  }
+  let k = 0;
+  for (const b of batches) for (const p of b) order[k++] = p;
+}
+
 // fit trains rows (Float64Array n×dim, modified in place) on the token bags
 // of the sentences and their unit targets (Float64Array count×dim). Returns
 // the mean cosine per epoch. Rows of frozen ids are not changed. opts.weights
 // (optional, one per bag) scales each bag's share of the gradient.
 // opts.contrast (optional) = {pairs: [[queryBag, docBag]...], weight, temp,
-// batch} adds a symmetric in-batch InfoNCE loss over the pairs: each Adam
+// batch, groups} adds a symmetric in-batch InfoNCE loss over the pairs
+// (batches of one group each when groups, a group id per pair, is set;
+// else random batches): each Adam
 // step then also takes the gradient of one batch of pairs, spread evenly
 // over the epoch; history entries become [cosine, contrastive loss].
 function fit(rows, dim, bags, tgt, opts, frozen) {
@@ -178,6 +197,7 @@ function fit(rows, dim, bags, tgt, opts, frozen) {
       const j = Math.floor(rnd() * (i + 1));
       [corder[i], corder[j]] = [corder[j], corder[i]];
     }
+    if (contrast && contrast.groups) groupBatches(corder, contrast.groups, contrast.batch, rnd);
     let cosSum = 0;
     let closs = 0;
     let cdone = 0;

@@ -19,16 +19,24 @@ import (
 	"github.com/dir2mcp/dir2mcp/lib/embed/local"
 )
 
-// pair is one line of output.
+// pair is one line of output: a query-like text and the passage it should
+// find. Kinds: go, js (JavaScript/TypeScript), rs (Rust) and py (Python)
+// pair a masked doc sentence with the comment-free declaration's CodeText;
+// md pairs a markdown heading (or a question made from it) with the
+// section's text, faq a question heading or FAQ entry with its answer.
 type pair struct {
-	Mod   string `json:"mod"`
-	File  string `json:"file"`  // path inside the module
-	Ident string `json:"ident"` // Name or Recv.Name
-	Doc   string `json:"doc"`   // first doc sentence, identifier masked
-	Code  string `json:"code"`  // CodeText of the declaration without comments
+	Kind  string `json:"kind"`
+	Mod   string `json:"mod"`   // module, npm package or crate
+	File  string `json:"file"`  // path inside it
+	Ident string `json:"ident"` // Name or Recv.Name; the heading for md and faq
+	Doc   string `json:"doc"`   // first doc sentence, identifier masked; heading or question
+	Code  string `json:"code"`  // CodeText of the declaration without comments; section text
 	// Window is the CodeText of the window of the comment-free file that
 	// holds the declaration's first line (with options.window > 0).
 	Window string `json:"window,omitempty"`
+	// Raw is the declaration's source without comments, with -raw (for
+	// the held-out checks in testdata/embed/pairs.json).
+	Raw string `json:"raw,omitempty"`
 	// Original is the unmasked sentence (decontamination only).
 	Original string `json:"-"`
 }
@@ -56,10 +64,11 @@ func goAuthored(src []byte) bool {
 
 // options shape the code side of the pairs.
 type options struct {
-	maxWords    int // words kept of a declaration
-	window      int // lines per window (0: no windows)
-	step        int // lines between window starts
-	windowWords int // words kept of a window
+	maxWords    int  // words kept of a declaration
+	window      int  // lines per window (0: no windows)
+	step        int  // lines between window starts
+	windowWords int  // words kept of a window
+	raw         bool // also give the raw declaration
 }
 
 // modulePairs returns the pairs of one module directory in file path order,
@@ -109,12 +118,13 @@ func modulePairs(m module, dir string, opt options) ([]pair, error) {
 			if !ok {
 				continue
 			}
-			code := capWords(local.CodeText(cpath, printNode(fset, d.node)), opt.maxWords)
+			decl := printNode(fset, d.node)
+			code := capWords(local.CodeText(cpath, decl), opt.maxWords)
 			if code == "" || seen[[2]string{q, code}] {
 				continue
 			}
 			seen[[2]string{q, code}] = true
-			pr := pair{Mod: m.Path, File: rel, Ident: d.ident, Doc: q, Code: code, Original: synopsisOf(d.text)}
+			pr := pair{Kind: "go", Mod: m.Path, File: rel, Ident: d.ident, Doc: q, Code: code, Original: synopsisOf(d.text), Raw: rawIf(opt.raw, decl)}
 			if opt.window > 0 {
 				if w == nil {
 					w = strippedWindows(src, opt)
@@ -285,12 +295,18 @@ func synopsisOf(text string) string {
 }
 
 // maskedSentence returns the first sentence of a doc comment with the
-// identifier removed the way the gostd eval builds its queries: a leading
-// "Name ", "A Name ", "An Name " or "The Name " is cut, other whole-word
-// occurrences of the name and of a method's receiver type become "it".
+// identifier removed the way the gostd eval builds its queries (maskIdent).
 // It reports false for deprecations and sentences under minWords words.
 func maskedSentence(text, ident string) (string, bool) {
-	s := synopsisOf(text)
+	return maskIdent(synopsisOf(text), ident)
+}
+
+// maskIdent removes identifier ident (Name or Recv.Name) from sentence s as
+// the gostd eval masks its queries: a leading "Name ", "A Name ", "An Name "
+// or "The Name " is cut, other whole-word occurrences of the name and of a
+// method's receiver type become "it". It reports false for deprecations and
+// sentences under minWords words once masked.
+func maskIdent(s, ident string) (string, bool) {
 	if strings.HasPrefix(s, "Deprecated") || strings.Contains(s, "Deprecated:") {
 		return "", false
 	}

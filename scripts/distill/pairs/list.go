@@ -30,9 +30,14 @@ var permissive = map[string]func(string) bool{
 	"MPL-2.0": func(t string) bool {
 		return strings.Contains(t, "Mozilla Public License") && strings.Contains(t, "2.0")
 	},
+	"ISC": func(t string) bool {
+		return strings.Contains(t, "Permission to use, copy, modify, and/or distribute this software for any")
+	},
 }
 
-var bsd3 = regexp.MustCompile(`Neither the name|names of its\s+contributors|name of the copyright holder`)
+const permissiveNames = "MIT, BSD-2-Clause, BSD-3-Clause, Apache-2.0, MPL-2.0, ISC"
+
+var bsd3 = regexp.MustCompile(`Neither the name|names of its\s+contributors|name of the copyright holder|names of any contributors may not be used`)
 
 // readList parses the pinned module list: `path version h1:sum licence` per
 // line; blank lines and #-comments are ignored.
@@ -56,7 +61,7 @@ func readList(name string) ([]module, error) {
 		}
 		m := module{Path: fs[0], Version: fs[1], Sum: fs[2], Licence: fs[3]}
 		if permissive[m.Licence] == nil {
-			return nil, fmt.Errorf("%s:%d: licence %q is not one of MIT, BSD-2-Clause, BSD-3-Clause, Apache-2.0, MPL-2.0", name, n, m.Licence)
+			return nil, fmt.Errorf("%s:%d: licence %q is not one of %s", name, n, m.Licence, permissiveNames)
 		}
 		if strings.HasPrefix(m.Path, "golang.org/x/") {
 			return nil, fmt.Errorf("%s:%d: %s is maintained with the Go standard library; leave it out", name, n, m.Path)

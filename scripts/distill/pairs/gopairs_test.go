@@ -94,7 +94,7 @@ func TestCheckLicence(t *testing.T) {
 	}
 }
 
-// writeModule lays out a small module with one file of each kind gopairs
+// writeModule lays out a small module with one file of each kind the generator
 // must keep or skip, and returns it and a small Go tree.
 func writeModule(t *testing.T) (mod, goroot string) {
 	t.Helper()
