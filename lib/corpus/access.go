@@ -33,6 +33,10 @@ type Access struct {
 	Store *store.Store
 	// Archives caps reading an archive member.
 	Archives archive.Limits
+	// Redact masks credentials in exact reads (ReadRange) before the range
+	// is cut; nil masks nothing. (Other reads are masked by their callers,
+	// after extraction.)
+	Redact *exclude.Redactor
 
 	listable   sync.Map // rel_path → bool: not excluded by path
 	remembered atomic.Int64

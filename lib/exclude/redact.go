@@ -32,21 +32,21 @@ type Redactor struct {
 	rules       []redactRule
 	replacement string
 	fingerprint string
-	// literals, when set, masks known secret values (the server's own
-	// tokens and keys) before the patterns run.
-	literals func(string) string
+	// literals, when set, returns known secret values (the server's own
+	// tokens and keys), masked wherever they occur as the patterns' matches
+	// are.
+	literals func() []string
 }
 
-// WithLiterals returns a copy of r that first passes text through mask,
-// which replaces known secret values with DefaultReplacement (such as
-// events.Redact: the bearer token, the provider keys of this process).
-// Binary payloads (MaskBytes) are not passed through it.
-func (r *Redactor) WithLiterals(mask func(string) string) *Redactor {
+// WithLiterals returns a copy of r that also masks every occurrence of
+// the values returned by values, asked on each call (such as
+// events.Secrets: the bearer token, the provider keys of this process).
+func (r *Redactor) WithLiterals(values func() []string) *Redactor {
 	if r == nil {
 		return nil
 	}
 	c := *r
-	c.literals = mask
+	c.literals = values
 	return &c
 }
 
@@ -195,14 +195,14 @@ func (r *Redactor) spans(content []byte) [][2]int {
 	st := statePool.Get().(*matchState)
 	st.reset(content)
 	defer statePool.Put(st)
-	var out [][2]int
+	out := r.literalSpans(content)
 	for i := range r.rules {
 		r.rules[i].find(content, st, func(re *regexp.Regexp, m []int, base int) {
 			lo, hi := m[0], m[1]
 			if g := re.SubexpIndex(SecretGroup); g > 0 && m[2*g] >= 0 {
 				lo, hi = m[2*g], m[2*g+1]
 			}
-			if hi > lo {
+			if hi > lo && !maskedInPlace(content[base+lo:base+hi]) {
 				out = append(out, [2]int{base + lo, base + hi})
 			}
 		})
@@ -228,15 +228,9 @@ func (r *Redactor) spans(content []byte) [][2]int {
 // replacement, so line numbers (citations, line ranges) stay valid: a
 // 30-line private key block becomes the replacement and 29 empty lines.
 func (r *Redactor) Mask(s string) (string, int) {
-	lit := 0
-	if r != nil && r.literals != nil {
-		before := strings.Count(s, DefaultReplacement)
-		s = r.literals(s)
-		lit = strings.Count(s, DefaultReplacement) - before
-	}
 	sp := r.spans([]byte(s))
 	if len(sp) == 0 {
-		return s, lit
+		return s, 0
 	}
 	var b strings.Builder
 	b.Grow(len(s))
@@ -248,7 +242,7 @@ func (r *Redactor) Mask(s string) (string, int) {
 		at = x[1]
 	}
 	b.WriteString(s[at:])
-	return b.String(), len(sp) + lit
+	return b.String(), len(sp)
 }
 
 // MaskBytes masks binary content in place of the same length: each byte of
@@ -256,9 +250,24 @@ func (r *Redactor) Mask(s string) (string, int) {
 // (and the structure of most binary formats) are kept. It returns a copy
 // when anything was masked, data itself otherwise.
 func (r *Redactor) MaskBytes(data []byte) ([]byte, int) {
+	return r.MaskWindow(data, 0, len(data))
+}
+
+// MaskWindow masks data as MaskBytes does and returns data[lo:hi] of the
+// result, with the number of masked spans that overlap it. Masking the
+// whole of a window and only then cutting the range out of it masks a
+// credential the range cuts in two, which masking the range alone would
+// not recognise.
+func (r *Redactor) MaskWindow(data []byte, lo, hi int) ([]byte, int) {
 	sp := r.spans(data)
+	n := 0
+	for _, x := range sp {
+		if x[0] < hi && x[1] > lo {
+			n++
+		}
+	}
 	if len(sp) == 0 {
-		return data, 0
+		return data[lo:hi], 0
 	}
 	out := append([]byte(nil), data...)
 	for _, x := range sp {
@@ -268,7 +277,42 @@ func (r *Redactor) MaskBytes(data []byte) ([]byte, int) {
 			}
 		}
 	}
-	return out, len(sp)
+	return out[lo:hi], n
+}
+
+// maskedInPlace reports whether a match is only what MaskBytes writes
+// ('*' for each byte but line breaks): masked already, say a cut of a
+// masked file whose "password=****" the patterns recognise again. Masking
+// it again would change the length of content whose offsets must hold.
+func maskedInPlace(b []byte) bool {
+	for _, c := range b {
+		if c != '*' && c != '\n' {
+			return false
+		}
+	}
+	return true
+}
+
+// literalSpans returns where the literal secret values occur in content.
+func (r *Redactor) literalSpans(content []byte) [][2]int {
+	if r.literals == nil {
+		return nil
+	}
+	var out [][2]int
+	for _, v := range r.literals() {
+		if v == "" {
+			continue
+		}
+		for at := 0; ; {
+			i := bytes.Index(content[at:], []byte(v))
+			if i < 0 {
+				break
+			}
+			out = append(out, [2]int{at + i, at + i + len(v)})
+			at += i + len(v)
+		}
+	}
+	return out
 }
 
 // Count reports how many masked spans s shows: occurrences of the
@@ -313,7 +357,7 @@ func (r *Redactor) MaskValue(v any) (any, int) {
 // structure (numbers are kept exactly); raw that is not JSON is masked as
 // text.
 func (r *Redactor) MaskJSON(raw []byte) ([]byte, int) {
-	if len(r.spans(raw)) == 0 && (r == nil || r.literals == nil || r.literals(string(raw)) == string(raw)) {
+	if len(r.spans(raw)) == 0 {
 		return raw, 0
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))

@@ -155,6 +155,28 @@ func TestRedactBytesKeepsLength(t *testing.T) {
 	}
 }
 
+// Two ranges cut out of a masked window, one on each side of a key's
+// middle, together show none of it: the key is recognised in the window,
+// not in either half.
+func TestMaskWindowMasksAKeyARangeCuts(t *testing.T) {
+	r := defaultRedactor(t)
+	key := "AKIA" + "Q3EGVP7NXW2ZK4YT"
+	data := []byte("prefix text; aws key=" + key + " and then some more text")
+	mid := strings.Index(string(data), key) + len(key)/2
+	left, nl := r.MaskWindow(data, 0, mid)
+	right, nr := r.MaskWindow(data, mid, len(data))
+	joined := string(left) + string(right)
+	if nl != 1 || nr != 1 || len(joined) != len(data) || strings.Contains(joined, key[:4]) || strings.Contains(joined, key[len(key)-6:]) {
+		t.Errorf("halves %q (%d) + %q (%d)", left, nl, right, nr)
+	}
+	if whole, _ := r.MaskBytes(data); string(whole) != joined {
+		t.Errorf("halves %q differ from the whole masked %q", joined, whole)
+	}
+	if part, n := r.MaskWindow(data, 0, 6); string(part) != "prefix" || n != 0 {
+		t.Errorf("a range away from the key: %q %d", part, n)
+	}
+}
+
 func TestRedactOverlappingMatchesMergeIntoOne(t *testing.T) {
 	r, err := NewRedactor("p", []string{`abc`, `bcd`, `x(?P<secret>yz)`}, "#")
 	if err != nil {
@@ -258,12 +280,16 @@ func TestRedactJSONKeepsStructure(t *testing.T) {
 }
 
 func TestRedactLiterals(t *testing.T) {
-	r := defaultRedactor(t).WithLiterals(func(s string) string { return strings.ReplaceAll(s, "tok-s3cr3ts3cr3t", DefaultReplacement) })
+	r := defaultRedactor(t).WithLiterals(func() []string { return []string{"tok-s3cr3ts3cr3t"} })
 	out, n := r.Mask("query tok-s3cr3ts3cr3t and password=hunter2xyz")
 	if out != "query [REDACTED] and password=[REDACTED]" || n != 2 {
 		t.Errorf("Mask = %q %d", out, n)
 	}
 	if out, n := r.MaskJSON([]byte(`{"q":"tok-s3cr3ts3cr3t"}`)); n != 1 || string(out) != `{"q":"[REDACTED]"}` {
 		t.Errorf("MaskJSON = %s %d", out, n)
+	}
+	// Bytes too, same length, so an exact read cut from them keeps offsets.
+	if out, n := r.MaskBytes([]byte("\x00tok-s3cr3ts3cr3t\x01")); n != 1 || string(out) != "\x00"+strings.Repeat("*", 16)+"\x01" {
+		t.Errorf("MaskBytes = %q %d", out, n)
 	}
 }

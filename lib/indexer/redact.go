@@ -49,27 +49,49 @@ func Redactor(cfg *config.Config) (*exclude.Redactor, error) {
 		}
 		return nil, err
 	}
-	r = r.WithLiterals(events.Redact) // this process's own tokens and keys, wherever they appear
+	r = r.WithLiterals(events.Secrets) // this process's own tokens and keys, wherever they appear
 	redactors[key] = r
 	return r, nil
 }
 
 // masker returns cfg's Redactor, or nil when it cannot be built (the
-// config was validated and the server or run refused it already).
+// config was validated and the server or run refused it already) or there
+// is no config.
 func masker(cfg *config.Config) *exclude.Redactor {
+	if cfg == nil {
+		return nil
+	}
 	r, _ := Redactor(cfg)
 	return r
+}
+
+// RawText is the text the index holds for the bytes of a text file (code,
+// text, markdown, data, HTML) under cfg: extracted from the bytes with
+// their credentials masked (security.redact), and masked again for what
+// extraction revealed. Whoever reads such a file's text again (grep, when
+// the stored chunks cannot give it back) sees what the index saw.
+func RawText(cfg *config.Config, data []byte, docType string) (extract.Result, error) {
+	return maskedRawText(masker(cfg), data, docType)
+}
+
+func maskedRawText(r *exclude.Redactor, data []byte, docType string) (extract.Result, error) {
+	res, err := extract.RawText(maskSource(r, data), docType)
+	if err != nil {
+		return res, err
+	}
+	maskExtracted(r, &res)
+	return res, nil
 }
 
 // maskSource masks credentials in a text file's bytes before extraction,
 // so the representation and its source map (HTML) are made from the masked
 // file and stay consistent with each other and with open_file, which
 // masks the same way.
-func (x *Extractor) maskSource(data []byte) []byte {
-	if !x.redact.Enabled() {
+func maskSource(r *exclude.Redactor, data []byte) []byte {
+	if !r.Enabled() {
 		return data
 	}
-	masked, n := x.redact.Mask(string(data))
+	masked, n := r.Mask(string(data))
 	if n == 0 {
 		return data
 	}

@@ -86,11 +86,10 @@ func (x *Extractor) represent(ctx context.Context, r result, data []byte) result
 // data and HTML.
 func (x *Extractor) textRep(r result, data []byte) result {
 	d := r.doc
-	res, err := extract.RawText(x.maskSource(data), d.DocType)
+	res, err := maskedRawText(x.redact, data, d.DocType)
 	if err != nil {
 		return x.failed(r, record.StatusError, errcode.ExtractFailed, errcode.As(err).Message)
 	}
-	maskExtracted(x.redact, &res)
 	kind := record.KindText
 	var pieces []chunk.Piece
 	ch := x.Config.Chunking

@@ -29,7 +29,10 @@ import (
 //     result and resources/read content — text, structuredContent string
 //     values, resource links, and binary payloads byte for byte — and the
 //     count of masked spans the result shows goes into structuredContent
-//     ("redactions");
+//     ("redactions"). Masking a result cannot see a credential the result
+//     holds only part of: tools that cut content (open_file's line ranges
+//     and exact reads) mask the whole file first, and grep searches the
+//     masked text the index holds;
 //   - a last check that no structuredContent rel_path, and no resource
 //     link, lies outside the scope: such a result is replaced by an
 //     OUT_OF_SCOPE error (it would be a bug in a tool's filtering);
@@ -190,8 +193,16 @@ func (s *Server) secureResult(ctx context.Context, res *mcp.CallToolResult) int 
 		return -1
 	}
 	n := countIn(v, s.redact.Count)
-	if m, ok := v.(map[string]any); ok && n > 0 {
-		m["redactions"] = n
+	if m, ok := v.(map[string]any); ok {
+		// A tool that masked bytes in place (an exact read: '*' for each
+		// byte, which Count cannot see) counted them itself.
+		if k, ok := m["redactions"].(json.Number); ok {
+			inPlace, _ := k.Int64()
+			n += int(inPlace)
+		}
+		if n > 0 {
+			m["redactions"] = n
+		}
 	}
 	res.StructuredContent = v
 	return n

@@ -129,6 +129,7 @@ func (s *Server) build() {
 		s.expensive = ratelimit.New(rl.ExpensiveRPS, rl.ExpensiveBurst)
 		s.access.Archives = indexer.ArchiveLimits(s.Config)
 		s.redact, _ = indexer.Redactor(s.Config) // validated by the caller (CheckControls)
+		s.access.Redact = s.redact
 	}
 	s.stdioSession = "stdio-" + randomID()
 	// Payments (EnablePayments) wrap the controls: a call the controls
