@@ -212,7 +212,7 @@ func writeExpiredToken(t *testing.T, dir, name string) string {
 // server runs get 401; token list never shows a token.
 func TestScopedTokens(t *testing.T) {
 	dir := copyCorpus(t, "corpus")
-	docs := tokenAdd(t, dir, "docs", "--tools", "search,ask,open_file,list_files,transcribe,annotate,transcribe_and_ask,diff", "--paths", "docs/")
+	docs := tokenAdd(t, dir, "docs", "--tools", "search,ask,open_file,list_files,grep,find,checksum,transcribe,annotate,transcribe_and_ask,diff", "--paths", "docs/")
 	searchOnly := tokenAdd(t, dir, "searcher", "--tools", "search", "--expires", "30d")
 	expired := writeExpiredToken(t, dir, "old")
 	p := start(t, "dir2mcp", nil, upArgs(dir)...)
@@ -235,6 +235,7 @@ func TestScopedTokens(t *testing.T) {
 	}
 	outside := map[string]map[string]any{
 		"dir2mcp.open_file":          {"rel_path": "src/ledger/ledger.go"},
+		"dir2mcp.checksum":           {"rel_path": "src/ledger/ledger.go", "algorithms": []string{"sha256", "md5"}},
 		"dir2mcp.transcribe":         {"rel_path": "notes/todo.txt"},
 		"dir2mcp.annotate":           {"rel_path": "src/geo/distance.py", "schema_json": map[string]any{"type": "object"}},
 		"dir2mcp.transcribe_and_ask": {"rel_path": "notes/todo.txt", "question": "what?"},
@@ -248,6 +249,71 @@ func TestScopedTokens(t *testing.T) {
 		if r := d.tool("dir2mcp.open_file", map[string]any{"rel_path": tricky}); r.errCode() != "OUT_OF_SCOPE" && r.errCode() != "PATH_OUTSIDE_ROOT" {
 			t.Errorf("open_file %q: %q", tricky, r.errCode())
 		}
+		// Exact reads and digests go through the same check.
+		for _, tool := range []string{"dir2mcp.open_file", "dir2mcp.checksum"} {
+			args := map[string]any{"rel_path": tricky}
+			if tool == "dir2mcp.open_file" {
+				args["offset"], args["length"] = 0, 64
+			}
+			if r := d.tool(tool, args); r.errCode() != "OUT_OF_SCOPE" && r.errCode() != "PATH_OUTSIDE_ROOT" {
+				t.Errorf("%s %v: %q", tool, args, r.errCode())
+			}
+		}
+	}
+	if r := d.tool("dir2mcp.open_file", map[string]any{"rel_path": "src/ledger/ledger.go", "offset": 100, "length": 40}); r.errCode() != "OUT_OF_SCOPE" {
+		t.Errorf("exact read outside the scope: %q %v", r.errCode(), r.Content)
+	}
+	if r := d.tool("dir2mcp.open_file", map[string]any{"rel_path": "docs/guide.md", "offset": 0, "length": 40}); r.IsError {
+		t.Errorf("exact read inside the scope: %v", r.Content)
+	}
+	// grep and find name only files under docs/, whatever they ask for.
+	for _, args := range []map[string]any{{"pattern": "func|Entry|dome|distance"}, {"pattern": "ledger", "case": "insensitive", "path_prefix": "src/"},
+		{"pattern": ".", "glob": "**/*.go"}, {"pattern": "e", "max_matches": 1000}} {
+		var g struct {
+			Matches []struct {
+				RelPath string `json:"rel_path"`
+			}
+		}
+		r := d.tool("dir2mcp.grep", args)
+		if r.IsError {
+			t.Fatalf("grep %v: %v", args, r.Content)
+		}
+		json.Unmarshal(r.StructuredContent, &g)
+		for _, m := range g.Matches {
+			if !strings.HasPrefix(m.RelPath, "docs/") {
+				t.Errorf("grep %v matches %s outside docs/", args, m.RelPath)
+			}
+		}
+		if args["pattern"] == "e" && len(g.Matches) == 0 {
+			t.Error("grep inside docs/ finds nothing")
+		}
+	}
+	for _, args := range []map[string]any{{}, {"glob": "**/*.go"}, {"path_prefix": "src/"}, {"sort": "size", "order": "desc", "limit": 1}} {
+		var f struct {
+			Total int
+			Files []struct {
+				RelPath string `json:"rel_path"`
+			}
+		}
+		json.Unmarshal(d.tool("dir2mcp.find", args).StructuredContent, &f)
+		for _, e := range f.Files {
+			if !strings.HasPrefix(e.RelPath, "docs/") {
+				t.Errorf("find %v lists %s", args, e.RelPath)
+			}
+		}
+		if len(args) == 0 && f.Total == 0 {
+			t.Error("find inside docs/ finds nothing")
+		}
+	}
+	// A cursor of the owner's listing does not page the token's.
+	ownerMCP := newMCP(t, owner)
+	ownerMCP.initialize()
+	var page struct {
+		NextCursor string `json:"next_cursor"`
+	}
+	json.Unmarshal(ownerMCP.tool("dir2mcp.list_files", map[string]any{"limit": 1}).StructuredContent, &page)
+	if r := d.tool("dir2mcp.list_files", map[string]any{"limit": 1, "cursor": page.NextCursor}); page.NextCursor == "" || r.errCode() != "INVALID_FIELD" {
+		t.Errorf("the owner's cursor on the docs token: %q", r.errCode())
 	}
 	if r := d.tool("dir2mcp.open_file", map[string]any{"rel_path": "docs/guide.md"}); r.IsError {
 		t.Errorf("open_file inside the scope: %v", r.Content)

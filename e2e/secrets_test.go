@@ -1,12 +1,14 @@
 package e2e
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -41,9 +43,10 @@ func queryOf(cr credential) string {
 }
 
 // plantedSecrets writes 25+ kinds of credentials into files that stay
-// indexed (README.md, config.yaml, notes.txt, main.go, .netrc), in
-// contexts the exclusion patterns do not match, plus aws.txt, which the
-// default secret patterns exclude whole. It returns every secret value.
+// indexed (README.md, config.yaml, notes.txt, main.go, netrc.txt,
+// handbook.html), in contexts the exclusion patterns do not match, plus
+// aws.txt, which the default secret patterns exclude whole. It returns
+// every secret value.
 func plantedSecrets(t *testing.T, dir string) []credential {
 	pemBody := "MIIEowIBAAKCAQEAq7BFUpkGp3+LQmlQ2Zx1yWf8pK0Tn5Vd9e3sRg7cXbH4aJm2\nNl6oQkPz0Yw3Ue1Rt5Gv8Hj2Kd4Lf6Ms9Nq1Pr3Ss5Tu7Vw9Xy1Za3Bb5Cd7Ef9\n"
 	creds := []credential{
@@ -150,13 +153,68 @@ const loginURL = "https://api.example.com/login?user=probe&password=`+v["url_que
 
 func main() {}
 `)
+	// HTML: grep reads its text again from the file (the index keeps no
+	// line map), so this one checks that path is masked too.
+	writeFile(t, filepath.Join(dir, "handbook.html"), `<html><head><title>Unicorn handbook</title></head><body>
+<h1>Unicorn handbook</h1>
+<p>The billing key is <code>`+v["stripe"]+`</code> and chat goes to `+v["slack"]+`.</p>
+<p>Reports: <code>Server=reports;Database=unicorn;User Id=sa;Password=`+v["mssql_password"]+`;</code></p>
+</body></html>
+`)
 	writeFile(t, filepath.Join(dir, "netrc.txt"), "machine api.unicorn.example\n  login deploy\n  password "+v["netrc_password"]+"\n")
 	writeFile(t, filepath.Join(dir, "aws.txt"), "unicorn backups: aws_access_key_id = "+v["aws_key_id"]+"\n")
 	return creds
 }
 
+// spelled is a regular expression matching exactly s, one character class
+// per character: "ab" is "[a][b]", which does not contain "ab".
+func spelled(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r == '\n' {
+			b.WriteString(`\n`)
+			continue
+		}
+		b.WriteString("[" + regexp.QuoteMeta(string(r)) + "]")
+	}
+	return b.String()
+}
+
+// exactReads reads rel with open_file exact reads of n bytes from offset
+// 0 to the end, recording each response, and returns the bytes joined
+// (base64 decoded).
+func exactReads(t *testing.T, c *mcp, rel string, n int, record func(any)) string {
+	t.Helper()
+	var joined []byte
+	for off := 0; ; {
+		r := c.tool("dir2mcp.open_file", map[string]any{"rel_path": rel, "offset": off, "length": n})
+		record(r)
+		var out struct {
+			Content, Encoding string
+			Length            int
+			EOF               bool
+		}
+		if r.IsError || json.Unmarshal(r.StructuredContent, &out) != nil {
+			t.Fatalf("exact read of %s at %d: %v", rel, off, r.Content)
+		}
+		data := []byte(out.Content)
+		if out.Encoding == "base64" {
+			data, _ = base64.StdEncoding.DecodeString(out.Content)
+		}
+		if len(data) != out.Length || out.Length == 0 && !out.EOF {
+			t.Fatalf("exact read of %s at %d: %d bytes, length %d", rel, off, len(data), out.Length)
+		}
+		joined = append(joined, data...)
+		off += len(data)
+		if out.EOF {
+			return string(joined)
+		}
+	}
+}
+
 // TestSecretCorpus: credentials of 25+ kinds inside indexed files never
-// come back through any tool, resource or listing; the files stay
+// come back through any tool, resource or listing — grep (nor can it find
+// one, or a piece of one) and exact reads in pieces included; the files stay
 // searchable; the file a secret pattern excludes is named by `status` and
 // list_files excluded=true with its rule; and nothing the server writes —
 // the state directory (audit log, index, tokens) and its stdout/stderr —
@@ -210,7 +268,7 @@ func TestSecretCorpus(t *testing.T) {
 		}
 		tool("dir2mcp.ask", map[string]any{"question": "Which credentials and keys does the deployment use?", "k": 20})
 		tool("dir2mcp.ask", map[string]any{"question": "What is the database password?"})
-		for _, f := range []string{"README.md", "config.yaml", "notes.txt", "main.go", "netrc.txt", "aws.txt"} {
+		for _, f := range []string{"README.md", "config.yaml", "notes.txt", "main.go", "netrc.txt", "handbook.html", "aws.txt"} {
 			tool("dir2mcp.open_file", map[string]any{"rel_path": f})
 			for line := 1; line <= 45; line++ { // every single line: no slice escapes the masking
 				tool("dir2mcp.open_file", map[string]any{"rel_path": f, "start_line": line, "end_line": line})
@@ -219,6 +277,43 @@ func TestSecretCorpus(t *testing.T) {
 			_, rr := c.post(map[string]any{"jsonrpc": "2.0", "id": c.id, "method": "resources/read", "params": map[string]any{"uri": "dir2mcp:///" + f}})
 			record(rr)
 		}
+		// Exact reads, in pieces that cut every credential somewhere, give
+		// back the file masked whole: the pieces joined show none, and
+		// each piece is as long as it says (offsets hold).
+		for _, f := range []string{"README.md", "config.yaml", "notes.txt", "main.go", "netrc.txt", "handbook.html"} {
+			for _, n := range []int{7, 13, 64, 1 << 20} {
+				joined := exactReads(t, c, f, n, record)
+				record(joined)
+				if !strings.Contains(joined, "***") {
+					t.Errorf("%s read %d bytes at a time shows no masked credential", f, n)
+				}
+			}
+			tool("dir2mcp.checksum", map[string]any{"rel_path": f, "algorithms": []string{"md5", "sha1", "sha256", "sha512"}})
+		}
+		if r := tool("dir2mcp.open_file", map[string]any{"rel_path": "aws.txt", "offset": 0, "length": 10}); r.errCode() != "FORBIDDEN" {
+			t.Errorf("exact read of the excluded aws.txt: %q", r.errCode())
+		}
+		// grep searches masked text: no credential, nor half of one, is
+		// found; every line, with context, comes back masked. (The pattern
+		// spells each character as a class, so the request itself, echoed
+		// and logged, does not hold the credential.)
+		for _, cr := range creds {
+			v := cr.value
+			for _, piece := range []string{v, v[:len(v)/2], v[len(v)/2:]} {
+				var g struct{ Matches []json.RawMessage }
+				json.Unmarshal(tool("dir2mcp.grep", map[string]any{"pattern": spelled(piece)}).StructuredContent, &g)
+				if len(g.Matches) != 0 {
+					t.Errorf("grep finds a piece of the %s credential: %s", cr.kind, g.Matches[0])
+				}
+			}
+		}
+		for _, args := range []map[string]any{{"pattern": ".", "max_matches": 1000}, {"pattern": "(?i)password|key|token|secret|BEGIN", "context": 3},
+			{"pattern": "[A-Za-z0-9+/_-]{16,}", "max_matches": 1000}} {
+			if r := tool("dir2mcp.grep", args); r.IsError {
+				t.Errorf("grep %v: %v", args, r.Content)
+			}
+		}
+		tool("dir2mcp.find", map[string]any{})
 		call("resources/list", map[string]any{})
 		tool("dir2mcp.list_files", map[string]any{})
 		tool("dir2mcp.stats", map[string]any{})
