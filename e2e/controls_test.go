@@ -72,6 +72,18 @@ func TestAuditLogHTTP(t *testing.T) {
 		t.Fatalf("open_file outside: %v", r.Content)
 	}
 	c.call("resources/read", map[string]any{"uri": "dir2mcp:///README.md"})
+	// The agent tools go through the same log.
+	for name, args := range map[string]map[string]any{
+		"dir2mcp.grep":      {"pattern": "Entry", "context": 1},
+		"dir2mcp.find":      {"glob": "**/*.go"},
+		"dir2mcp.checksum":  {"rel_path": "src/ledger/ledger.go"},
+		"dir2mcp.open_file": {"rel_path": "src/ledger/ledger.go", "offset": 100, "length": 40},
+	} {
+		if r := c.tool(name, args); r.IsError {
+			t.Fatalf("%s: %v", name, r.Content)
+		}
+	}
+	const others = 6 // open_file outside, resources/read, grep, find, checksum, exact read
 	p.stop()
 
 	files, _ := filepath.Glob(filepath.Join(dir, ".dir2mcp", "audit.jsonl*"))
@@ -84,8 +96,8 @@ func TestAuditLogHTTP(t *testing.T) {
 		}
 	}
 	all := auditCLI(t, dir)
-	if len(all) != searches+2 {
-		t.Fatalf("audit printed %d records, want %d (rotated files included)", len(all), searches+2)
+	if len(all) != searches+others {
+		t.Fatalf("audit printed %d records, want %d (rotated files included)", len(all), searches+others)
 	}
 	first := all[0]
 	if first.Tool != "dir2mcp.search" || first.Transport != "http" || first.Session != c.session || first.Client != "e2e" ||
@@ -102,7 +114,18 @@ func TestAuditLogHTTP(t *testing.T) {
 	if got := auditCLI(t, dir, "--token", "owner", "--tool", "resources/read"); len(got) != 1 || got[0].Args["uri"] != "dir2mcp:///README.md" {
 		t.Errorf("--token owner --tool resources/read: %+v", got)
 	}
-	if got := auditCLI(t, dir, "--since", "1h"); len(got) != searches+2 {
+	if got := auditCLI(t, dir, "--tool", "grep"); len(got) != 1 || got[0].Args["pattern"] != "Entry" || got[0].ResultBytes == 0 {
+		t.Errorf("--tool grep: %+v", got)
+	}
+	for _, tool := range []string{"find", "checksum"} {
+		if got := auditCLI(t, dir, "--tool", tool); len(got) != 1 || got[0].Error != "" {
+			t.Errorf("--tool %s: %+v", tool, got)
+		}
+	}
+	if got := auditCLI(t, dir, "--tool", "open_file"); len(got) != 2 || got[1].Args["offset"] != float64(100) {
+		t.Errorf("--tool open_file: %+v", got)
+	}
+	if got := auditCLI(t, dir, "--since", "1h"); len(got) != searches+others {
 		t.Errorf("--since 1h: %d", len(got))
 	}
 	if got := auditCLI(t, dir, "--since", time.Now().Add(time.Hour).Format(time.RFC3339)); len(got) != 0 {
@@ -454,16 +477,21 @@ func TestScopedTokens(t *testing.T) {
 // owner too.
 func TestToolsAllowlist(t *testing.T) {
 	dir := copyCorpus(t, "corpus")
-	p := start(t, "dir2mcp", nil, upArgs(dir, "--tools", "search,open_file")...)
+	p := start(t, "dir2mcp", nil, upArgs(dir, "--tools", "search,open_file,grep")...)
 	c := newMCP(t, p.connect())
 	c.initialize()
 	var lt struct{ Tools []struct{ Name string } }
 	json.Unmarshal(c.call("tools/list", map[string]any{}), &lt)
-	if len(lt.Tools) != 2 || lt.Tools[0].Name != "dir2mcp.open_file" || lt.Tools[1].Name != "dir2mcp.search" {
+	if len(lt.Tools) != 3 || lt.Tools[0].Name != "dir2mcp.grep" || lt.Tools[1].Name != "dir2mcp.open_file" || lt.Tools[2].Name != "dir2mcp.search" {
 		t.Errorf("tools/list = %+v", lt.Tools)
 	}
-	if r := c.tool("dir2mcp.list_files", map[string]any{}); r.errCode() != "OUT_OF_SCOPE" {
-		t.Errorf("a tool outside --tools: %v", r.Content)
+	for _, name := range []string{"dir2mcp.list_files", "dir2mcp.find", "dir2mcp.checksum"} {
+		if r := c.tool(name, map[string]any{"rel_path": "README.md"}); r.errCode() != "OUT_OF_SCOPE" {
+			t.Errorf("%s outside --tools: %v", name, r.Content)
+		}
+	}
+	if r := c.tool("dir2mcp.grep", map[string]any{"pattern": "ledger"}); r.IsError {
+		t.Errorf("grep within --tools: %v", r.Content)
 	}
 	if out, err := exec.Command(bin("dir2mcp"), append(upArgs(dir), "--tools", "search,nope")...).CombinedOutput(); err == nil || !strings.Contains(string(out), "unknown tool") {
 		t.Errorf("--tools with an unknown tool: %v %s", err, out)
