@@ -83,6 +83,7 @@ Start with dir2mcp.search (plain-language questions and exact identifiers both w
 verify with dir2mcp.open_file on the cited lines, use dir2mcp.list_files to navigate and dir2mcp.stats for index health.
 dir2mcp.grep finds exact strings or regular expressions line by line, dir2mcp.find lists files by glob, size, time and type,
 dir2mcp.open_file with offset/length reads exact bytes and dir2mcp.checksum digests a file. Long lists continue with next_cursor.
+dir2mcp.diff lists the files changed since the last index run.
 dir2mcp.ask returns an answer with citations. PDFs cite pages ([a.pdf#p=2], open with page), audio cites times ([a.mp3@t=01:05-01:35], open with start_ms/end_ms),
 archive members are files named like docs.zip!/a/b.txt. dir2mcp.transcribe, dir2mcp.annotate, dir2mcp.transcribe_and_ask and dir2mcp.ask_audio use the configured providers.
 Every indexed file is also a resource (dir2mcp:///<rel_path>).
@@ -246,7 +247,7 @@ func (s *Server) allTools() []toolDef {
 			OutputSchema: outputSchema(openFileOutput), Annotations: readOnly("Open a file slice")},
 			in: openFileParams, run: s.openFile},
 		{tool: &mcp.Tool{Name: "dir2mcp.list_files", Title: "List indexed files",
-			Description:  "Lists files known to the index (path, type, size, status), filtered by path prefix or glob, with paging.",
+			Description:  "Lists files known to the index (path, type, size, status), filtered by path prefix or glob, with paging (next_cursor); excluded=true lists instead the files kept out for security, each with the rule that excluded it.",
 			OutputSchema: outputSchema(listFilesOutput), Annotations: readOnly("List indexed files")},
 			in: listFilesParams, run: s.listFiles},
 		{tool: &mcp.Tool{Name: "dir2mcp.stats", Title: "Index status",
