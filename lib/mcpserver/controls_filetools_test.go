@@ -213,46 +213,34 @@ func TestFileToolsStayInScope(t *testing.T) {
 		t.Errorf("open_file %v: %q", args, code)
 	}
 	// Pages: list_files and search page by page stay inside docs/.
-	seen := 0
-	for cursor := ""; ; {
-		var l listResult
-		args := map[string]any{"limit": 1}
-		if cursor != "" {
+	paths := func(tool string, args map[string]any) []string {
+		t.Helper()
+		var got []string
+		for cursor := ""; len(got) < 20; {
+			var page struct {
+				Files, Hits []struct {
+					RelPath string `json:"rel_path"`
+				}
+				NextCursor string `json:"next_cursor"`
+			}
 			args["cursor"] = cursor
+			if code := call(scope, tool, args, &page); code != "" {
+				t.Fatalf("%s page: %s", tool, code)
+			}
+			for _, f := range append(page.Files, page.Hits...) {
+				inScope(tool, f.RelPath)
+				got = append(got, f.RelPath)
+			}
+			if cursor = page.NextCursor; cursor == "" {
+				break
+			}
 		}
-		if code := call(scope, "dir2mcp.list_files", args, &l); code != "" {
-			t.Fatalf("list_files page: %s", code)
-		}
-		for _, f := range l.Files {
-			inScope("list_files", f.RelPath)
-			seen++
-		}
-		if cursor = l.NextCursor; cursor == "" {
-			break
-		}
+		return got
 	}
-	if seen != 3 {
-		t.Errorf("list_files in docs/ paged through %d files", seen)
+	if got := paths("dir2mcp.list_files", map[string]any{"limit": 1}); len(got) != 3 {
+		t.Errorf("list_files in docs/ paged through %v", got)
 	}
-	hits := 0
-	for cursor := ""; ; {
-		var sr searchResult
-		args := map[string]any{"query": "walrus", "k": 1}
-		if cursor != "" {
-			args["cursor"] = cursor
-		}
-		if code := call(scope, "dir2mcp.search", args, &sr); code != "" {
-			t.Fatalf("search page: %s", code)
-		}
-		for _, h := range sr.Hits {
-			inScope("search", h.RelPath)
-			hits++
-		}
-		if cursor = sr.NextCursor; cursor == "" || hits > 10 {
-			break
-		}
-	}
-	if hits == 0 {
+	if got := paths("dir2mcp.search", map[string]any{"query": "walrus", "k": 1}); len(got) == 0 {
 		t.Error("search in docs/ found nothing")
 	}
 	// The owner's cursor does not serve the scoped caller.
