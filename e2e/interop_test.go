@@ -28,6 +28,7 @@ var toolCalls = map[string]map[string]any{
 	"dir2mcp.open_file":  {"rel_path": "src/ledger/ledger.go", "start_line": 1, "end_line": 10},
 	"dir2mcp.list_files": {"limit": 5},
 	"dir2mcp.stats":      {},
+	"dir2mcp.diff":       {"limit": 5},
 	"dir2mcp.grep":       {"pattern": "Entry", "context": 1, "max_matches": 2},
 	"dir2mcp.find":       {"glob": "**/*.go", "sort": "size"},
 	"dir2mcp.checksum":   {"rel_path": "src/ledger/ledger.go", "algorithms": []string{"sha256", "md5"}},

@@ -18,7 +18,8 @@ func App() *ucli.Command {
 		Flags:           globalFlags(),
 		HideHelpCommand: true,
 		Commands: []*ucli.Command{
-			upCommand(), statusCommand(), askCommand(), indexCommand(), reindexCommand(), configCommand(), versionCommand(),
+			upCommand(), statusCommand(), askCommand(), indexCommand(), reindexCommand(), diffCommand(), auditCommand(),
+			tokenCommand(), configCommand(), versionCommand(),
 			ScanCommand(), ExtractCommand(), EmbedCommand(), ServeCommand(),
 		},
 	}

@@ -34,11 +34,7 @@ func runAsk(ctx context.Context, cmd *ucli.Command) error {
 	if q == "" {
 		return errcode.FieldError(errcode.MissingField, "question", `missing question: dir2mcp ask "QUESTION"`)
 	}
-	e, err := setup(cmd, false)
-	if err != nil {
-		return err
-	}
-	st, err := e.openStore(ctx, readStore)
+	e, st, err := setupReader(ctx, cmd)
 	if err != nil {
 		return err
 	}

@@ -61,6 +61,7 @@ var flagKeys = map[string]string{
 	"x402-resource-base-url": "x402.resource_base_url",
 	"x402-network":           "x402.route_policy.tools_call.network",
 	"x402-price":             "x402.route_policy.tools_call.price",
+	"tools":                  "server.tools",
 }
 
 // setup resolves the environment. eventsToStderr sends events to stderr
@@ -157,6 +158,20 @@ const (
 	writeStore         // read-write; a missing index is INDEX_NOT_READY
 	createStore        // read-write; a missing index is created
 )
+
+// setupReader resolves the environment of a command that only reads the
+// index, and opens it (INDEX_NOT_READY when there is none). Close the store.
+func setupReader(ctx context.Context, cmd *ucli.Command) (*env, *store.Store, error) {
+	e, err := setup(cmd, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := e.openStore(ctx, readStore)
+	if err != nil {
+		return nil, nil, err
+	}
+	return e, st, nil
+}
 
 // openStore opens the state dir's store in the given mode.
 func (e *env) openStore(ctx context.Context, mode int) (*store.Store, error) {

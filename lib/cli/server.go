@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dir2mcp/dir2mcp/lib/audit"
 	"github.com/dir2mcp/dir2mcp/lib/config"
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
 	"github.com/dir2mcp/dir2mcp/lib/events"
@@ -25,6 +26,7 @@ import (
 	"github.com/dir2mcp/dir2mcp/lib/retrieve"
 	"github.com/dir2mcp/dir2mcp/lib/state"
 	"github.com/dir2mcp/dir2mcp/lib/store"
+	"github.com/dir2mcp/dir2mcp/lib/tokens"
 	"github.com/dir2mcp/dir2mcp/lib/vector"
 	"github.com/dir2mcp/dir2mcp/lib/x402"
 	ucli "github.com/urfave/cli/v3"
@@ -45,6 +47,7 @@ func serverFlags() []ucli.Flag {
 		&ucli.StringFlag{Name: "x402-network", Usage: "CAIP-2 network `id`, e.g. eip155:8453"},
 		&ucli.StringFlag{Name: "x402-price", Usage: "default per-call `price`"},
 		&ucli.BoolFlag{Name: "read-only", Usage: "serve only tools that never write to the index (hides transcribe, annotate, transcribe_and_ask)"},
+		&ucli.StringFlag{Name: "tools", Usage: "serve only these tools, for every client and token: a comma-separated `list` such as search,open_file,list_files (server.tools)"},
 		&ucli.BoolFlag{Name: "stdio", Usage: "serve MCP over stdin/stdout instead of HTTP (for clients that launch servers); logs and events go to stderr"},
 	}
 }
@@ -63,12 +66,15 @@ type service struct {
 	// pending is signalled when a tool stored chunks awaiting embedding.
 	pending chan struct{}
 
+	audit *audit.Log // nil: audit.enabled is off
+
 	// HTTP only.
 	ln      net.Listener
 	http    *http.Server
 	handler *mcphttp.Handler
 	url     string
 	token   state.Token
+	tokens  *tokens.Registry // scoped tokens (nil without auth)
 
 	payments *x402.Gate // nil when x402 is off
 }
@@ -95,6 +101,9 @@ func startService(ctx context.Context, e *env, st *store.Store, status func(cont
 		return nil, err
 	}
 	go s.mcp.WatchResources(ctx, resourcePoll)
+	if s.tokens != nil {
+		go s.flushTokenUse(ctx)
+	}
 	if s.payments != nil {
 		go probePayments(ctx, e, s.payments)
 	}
@@ -120,6 +129,26 @@ func (s *service) open(status func(context.Context) indexer.Status) error {
 	if err != nil {
 		return err
 	}
+	if err := mcpserver.CheckControls(cfg); err != nil {
+		return err
+	}
+	if s.token.Value != "" {
+		if s.tokens, err = tokens.NewRegistry(e.dir.Join(tokens.FileName), e.dir.Join(tokens.UsageName)); err != nil {
+			return err
+		}
+	}
+	if cfg.Audit.Enabled {
+		if err := e.dir.Ensure(); err != nil {
+			return err
+		}
+		s.audit, err = audit.Open(audit.Options{Path: e.dir.Join(state.AuditLog), MaxBytes: cfg.Audit.MaxBytes, Keep: cfg.Audit.Keep,
+			OnError: func(err error) {
+				e.ev.Emit(events.Warn, record.EvNotice, map[string]any{"message": "audit log: " + err.Error()})
+			}})
+		if err != nil {
+			return errcode.Wrap(errcode.StoreCorrupt, err, "cannot open the audit log %s: %v", e.dir.Join(state.AuditLog), err)
+		}
+	}
 	ids := map[string]string{}
 	for kind, emb := range embs {
 		ids[kind] = emb.ID()
@@ -143,6 +172,7 @@ func (s *service) open(status func(context.Context) indexer.Status) error {
 		Engine: s.engine, Store: s.store, Root: e.root, Dir: e.dir, Exclude: ex, Config: cfg, Models: s.models,
 		Status: status, Logger: serverLogger(e), Events: e.ev, Providers: providers,
 		ReadOnly: hasFlag(e.cmd, "read-only") && e.cmd.Bool("read-only"),
+		Audit:    s.audit,
 		Pending: func() {
 			select {
 			case s.pending <- struct{}{}:
@@ -204,6 +234,7 @@ func (s *service) listen() error {
 		SessionTimeout: cfg.Server.SessionInactivityTimeout.Std(), SessionMaxLifetime: cfg.Server.SessionMaxLifetime.Std(),
 		MaxBodyBytes: cfg.Server.MaxBodyBytes, RPS: rl.RPS, Burst: rl.Burst,
 		Payments: s.payments, Logger: serverLogger(e), SDKLogger: sdkLogger(e),
+		Tokens: s.tokens, Audit: s.audit,
 	})
 	s.http = &http.Server{
 		Handler:           s.handler,
@@ -358,8 +389,32 @@ func (s *service) shutdown() error {
 	if s.payments != nil {
 		err = errors.Join(err, s.payments.Close())
 	}
-	return err
+	if s.tokens != nil {
+		err = errors.Join(err, s.tokens.Flush())
+	}
+	return errors.Join(err, s.audit.Close())
 }
+
+// flushTokenUse records when scoped tokens were last used (token list
+// shows it), every tokenFlush until ctx ends.
+func (s *service) flushTokenUse(ctx context.Context) {
+	t := time.NewTicker(tokenFlush)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if err := s.tokens.Flush(); err != nil {
+				s.e.ev.Emit(events.Warn, record.EvNotice, map[string]any{"message": err.Error()})
+			}
+		}
+	}
+}
+
+// tokenFlush is how often a server writes token last-use times (only
+// when one changed).
+const tokenFlush = 2 * time.Second
 
 // resolveToken finds the bearer token per security.auth (SPEC §10.6, §17).
 func resolveToken(e *env) (state.Token, error) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/dir2mcp/dir2mcp/lib/corpus"
 	"github.com/dir2mcp/dir2mcp/lib/state"
 	"github.com/dir2mcp/dir2mcp/lib/store"
 	ucli "github.com/urfave/cli/v3"
@@ -19,25 +20,34 @@ func statusCommand() *ucli.Command {
 }
 
 type statusOut struct {
-	Root       string            `json:"root"`
-	StateDir   string            `json:"state_dir"`
-	Indexing   state.Indexing    `json:"indexing"`
-	Models     state.Models      `json:"models"`
-	Documents  int64             `json:"documents"`
-	ByStatus   map[string]int64  `json:"by_status"`
-	ByDocType  map[string]int64  `json:"by_doc_type"`
-	Chunks     int64             `json:"chunks"`
-	Embedded   int64             `json:"embedded"`
-	Pending    int64             `json:"pending"`
+	Root      string           `json:"root"`
+	StateDir  string           `json:"state_dir"`
+	Indexing  state.Indexing   `json:"indexing"`
+	Models    state.Models     `json:"models"`
+	Documents int64            `json:"documents"`
+	ByStatus  map[string]int64 `json:"by_status"`
+	ByDocType map[string]int64 `json:"by_doc_type"`
+	Chunks    int64            `json:"chunks"`
+	Embedded  int64            `json:"embedded"`
+	Pending   int64            `json:"pending"`
+	// Excluded are the files kept out of the index for security, each with
+	// the rule that excluded it (a false positive is spotted here).
+	Excluded   []excludedFile    `json:"excluded"`
 	Connection *state.Connection `json:"connection,omitempty"`
 }
 
+type excludedFile struct {
+	RelPath string `json:"rel_path"`
+	Code    string `json:"code"`
+	Rule    string `json:"rule"`
+}
+
+// maxExcludedShown bounds the excluded files status prints (--json lists
+// them all).
+const maxExcludedShown = 20
+
 func runStatus(ctx context.Context, cmd *ucli.Command) error {
-	e, err := setup(cmd, false)
-	if err != nil {
-		return err
-	}
-	st, err := e.openStore(ctx, readStore)
+	e, st, err := setupReader(ctx, cmd)
 	if err != nil {
 		return err
 	}
@@ -54,6 +64,15 @@ func runStatus(ctx context.Context, cmd *ucli.Command) error {
 	}
 	if conn, err := e.dir.ReadConnection(); err == nil && state.ProcessAlive(conn.PID) {
 		out.Connection = &conn
+	}
+	docs, err := st.Documents(ctx, store.DocQuery{MaxSize: -1, OnlyCodes: corpus.HiddenCodes}, nil, 0)
+	if err != nil {
+		return err
+	}
+	out.Excluded = make([]excludedFile, 0, len(docs))
+	for _, d := range docs {
+		out.Excluded = append(out.Excluded, excludedFile{RelPath: d.RelPath, Code: d.ErrorCode,
+			Rule: corpus.ExclusionRule(d.Error, e.cfg.Security.SecretPatterns)})
 	}
 	if e.jsonOut {
 		enc := json.NewEncoder(e.stdout)
@@ -77,6 +96,20 @@ func runStatus(ctx context.Context, cmd *ucli.Command) error {
 	if ix.JobID != "" {
 		fmt.Fprintf(w, "Last job:  scanned=%d indexed=%d unchanged=%d skipped=%d deleted=%d errors=%d\n",
 			ix.Scanned, ix.Indexed, ix.Unchanged, ix.Skipped, ix.Deleted, ix.Errors)
+	}
+	if n := len(out.Excluded); n > 0 {
+		fmt.Fprintf(w, "Excluded:  %d file(s) kept out of the index for security (never served):\n", n)
+		for i, x := range out.Excluded {
+			if i == maxExcludedShown {
+				fmt.Fprintf(w, "           … %d more (status --json lists them all)\n", n-i)
+				break
+			}
+			rule := x.Rule
+			if rule == "" {
+				rule = x.Code
+			}
+			fmt.Fprintf(w, "           %s  (%s)\n", x.RelPath, rule)
+		}
 	}
 	if out.Connection != nil {
 		fmt.Fprintf(w, "Serving:   %s (pid %d)\n", out.Connection.URL, out.Connection.PID)

@@ -20,6 +20,7 @@ type Config struct {
 	Server   ServerConfig   `yaml:"server"`
 	Secrets  SecretsConfig  `yaml:"secrets"`
 	Security SecurityConfig `yaml:"security"`
+	Audit    AuditConfig    `yaml:"audit"`
 }
 
 // Secret is a credential value with where it came from. Its plaintext is
@@ -240,6 +241,10 @@ type ServerConfig struct {
 	SessionMaxLifetime       Duration  `yaml:"session_max_lifetime"`
 	MaxBodyBytes             int64     `yaml:"max_body_bytes"`
 	RateLimit                RateLimit `yaml:"rate_limit"`
+	// Tools, when not empty, is the allowlist of tools served (flag
+	// --tools): the others are hidden from tools/list and refused, for
+	// every client and token.
+	Tools []string `yaml:"tools"`
 }
 
 // TLSConfig configures HTTPS.
@@ -286,6 +291,27 @@ type SecurityConfig struct {
 	AllowedHosts   []string `yaml:"allowed_hosts"`
 	PathExcludes   []string `yaml:"path_excludes"`
 	SecretPatterns []string `yaml:"secret_patterns"`
+	// Redact masks credentials inside the files that are indexed and
+	// served (files matching SecretPatterns are excluded whole instead).
+	Redact RedactConfig `yaml:"redact"`
+}
+
+// RedactConfig configures the masking of credentials in everything served:
+// index text, tool results, resources and the audit log's arguments.
+type RedactConfig struct {
+	Enabled     bool   `yaml:"enabled"`
+	Replacement string `yaml:"replacement"` // written over each masked span
+	// Patterns are regular expressions; a (?P<secret>...) group masks only
+	// the value. The secret patterns are masked too.
+	Patterns []string `yaml:"patterns"`
+}
+
+// AuditConfig configures the audit log of tool calls (audit.jsonl in the
+// state directory).
+type AuditConfig struct {
+	Enabled  bool  `yaml:"enabled"`
+	MaxBytes int64 `yaml:"max_bytes"` // rotate the log when it would grow past this
+	Keep     int   `yaml:"keep"`      // rotated files kept (audit.jsonl.1 … .N)
 }
 
 // AuthConfig configures bearer auth.

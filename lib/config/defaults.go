@@ -103,6 +103,7 @@ func Default() *Config {
 			SessionMaxLifetime:       0,
 			MaxBodyBytes:             4 << 20,
 			RateLimit:                RateLimit{RPS: 50, Burst: 100, ExpensiveRPS: 2, ExpensiveBurst: 5},
+			Tools:                    []string{},
 		},
 		Secrets: SecretsConfig{
 			Provider: "auto",
@@ -115,6 +116,9 @@ func Default() *Config {
 			AllowedHosts:   []string{},
 			PathExcludes:   append([]string{}, exclude.DefaultPathExcludes...),
 			SecretPatterns: append([]string{}, exclude.DefaultSecretPatterns...),
+			Redact: RedactConfig{Enabled: true, Replacement: exclude.DefaultReplacement,
+				Patterns: append([]string{}, exclude.DefaultRedactPatterns...)},
 		},
+		Audit: AuditConfig{Enabled: true, MaxBytes: 10 << 20, Keep: 5},
 	}
 }

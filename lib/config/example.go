@@ -1,9 +1,22 @@
 package config
 
+import (
+	"fmt"
+	"strings"
+
+	"github.com/dir2mcp/dir2mcp/lib/exclude"
+)
+
 // ExampleYAML returns a fully commented .dir2mcp.yaml whose values equal
 // Default() (the SPEC §16.2 template plus dir2mcp's extension sections),
 // for `dir2mcp config init` and the docs.
-func ExampleYAML() string { return exampleYAML }
+func ExampleYAML() string {
+	var b strings.Builder
+	for _, k := range exclude.CredentialKinds {
+		fmt.Fprintf(&b, "      - '%s'   # %s\n", strings.ReplaceAll(k.Pattern, "'", "''"), k.Name)
+	}
+	return strings.Replace(exampleYAML, "      REDACT_PATTERNS\n", b.String(), 1)
+}
 
 const exampleYAML = `# .dir2mcp.yaml — dir2mcp configuration (SPEC §16).
 # Precedence: command-line flags > DIR2MCP_* env vars > this file > defaults.
@@ -157,6 +170,7 @@ server:
     burst: 100
     expensive_rps: 2       # ask/transcribe tier
     expensive_burst: 5
+  tools: []              # serve only these tools (flag --tools); empty = all
 
 secrets:
   provider: auto         # auto|keychain|file|env|session (keychain is not supported by this build)
@@ -193,4 +207,20 @@ security:
     - '(?i)(?:authorization\s*[:=]\s*bearer\s+|(?:access|id|refresh)_token\s*[:=]\s*)[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}'
     - '(?i)token\s*[:=]\s*[A-Za-z0-9_.-]{20,}'
     - 'sk_[a-z0-9]{32}|api_[A-Za-z0-9]{32}'
+  # Credentials inside files that ARE indexed (files matching secret_patterns are
+  # excluded whole) are masked in the index and in everything served: search
+  # snippets, open_file, ask answers, resources, the audit log's arguments.
+  # A (?P<secret>...) group masks only the value. Line breaks are kept.
+  redact:
+    enabled: true
+    replacement: "[REDACTED]"
+    patterns:
+      REDACT_PATTERNS
+
+# Audit log: one JSON line per tool call in <state dir>/audit.jsonl (never a
+# token, a key or file content); read it with dir2mcp audit.
+audit:
+  enabled: true
+  max_bytes: 10485760    # rotate at 10 MiB
+  keep: 5                # rotated files kept: audit.jsonl.1 … audit.jsonl.5
 `

@@ -23,7 +23,7 @@ func ExampleYAMLWith(values map[string]string) (string, error) {
 	}
 	var stack []level
 	done := map[string]bool{}
-	lines := strings.Split(exampleYAML, "\n")
+	lines := strings.Split(ExampleYAML(), "\n")
 	for i, ln := range lines {
 		m := templateKey.FindStringSubmatch(ln)
 		if m == nil {

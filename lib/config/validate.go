@@ -134,17 +134,27 @@ var checks = map[string]check{
 		}
 		return nil
 	},
-	"security.allowed_origins": eachString("an origin like http://localhost or https://host:8443", validOrigin),
-	"security.allowed_hosts":   eachString("a host name like mcp.example.com, *.example.com or *", validHostPattern),
-	"security.path_excludes":   eachString("a non-empty glob pattern", func(s string) bool { return strings.TrimSpace(s) != "" }),
-	"security.secret_patterns": func(v reflect.Value) *problem {
-		for i := 0; i < v.Len(); i++ {
-			if _, err := regexp.Compile(v.Index(i).String()); err != nil {
-				return &problem{sub: fmt.Sprintf("[%d]", i), msg: fmt.Sprintf("invalid regular expression: %v", err)}
-			}
+	"security.allowed_origins":    eachString("an origin like http://localhost or https://host:8443", validOrigin),
+	"security.allowed_hosts":      eachString("a host name like mcp.example.com, *.example.com or *", validHostPattern),
+	"security.path_excludes":      eachString("a non-empty glob pattern", func(s string) bool { return strings.TrimSpace(s) != "" }),
+	"security.secret_patterns":    regexps,
+	"security.redact.replacement": nonEmpty,
+	"security.redact.patterns":    regexps,
+
+	"server.tools": eachString("a tool name like dir2mcp.search", validToolName),
+
+	"audit.max_bytes": intMin(4096),
+	"audit.keep":      intRange(1, 1000),
+}
+
+// regexps checks a list of regular expressions.
+func regexps(v reflect.Value) *problem {
+	for i := 0; i < v.Len(); i++ {
+		if _, err := regexp.Compile(v.Index(i).String()); err != nil {
+			return &problem{sub: fmt.Sprintf("[%d]", i), msg: fmt.Sprintf("invalid regular expression: %v", err)}
 		}
-		return nil
-	},
+	}
+	return nil
 }
 
 // checkLeaf runs the check of key path p, if any.

@@ -8,6 +8,7 @@
 package corpus
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -32,6 +33,10 @@ type Access struct {
 	Store *store.Store
 	// Archives caps reading an archive member.
 	Archives archive.Limits
+	// Redact masks credentials in exact reads (ReadRange) before the range
+	// is cut; nil masks nothing. (Other reads are masked by their callers,
+	// after extraction.)
+	Redact *exclude.Redactor
 
 	listable   sync.Map // rel_path → bool: not excluded by path
 	remembered atomic.Int64
@@ -115,6 +120,21 @@ func (a *Access) Listable(rel, errorCode string) bool {
 		a.listable.Store(rel, !excluded)
 	}
 	return !excluded
+}
+
+// Rule names the rule that keeps an indexed document from clients: the
+// one indexing recorded in reason (ExclusionRule), else the current path
+// exclude matching rel; "" when none names it.
+func (a *Access) Rule(rel, reason string, secretPatterns []string) string {
+	if r := ExclusionRule(reason, secretPatterns); r != "" {
+		return r
+	}
+	if a.Exclude != nil {
+		if p, ok := a.Exclude.PathExcluded(rel); ok {
+			return fmt.Sprintf("security.path_excludes %q", p)
+		}
+	}
+	return ""
 }
 
 // maxRemembered bounds the paths Listable remembers.

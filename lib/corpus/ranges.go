@@ -21,34 +21,47 @@ const (
 	secretMargin = 16 << 10
 )
 
-// ReadRange returns up to length bytes of t from offset (fewer at the
-// end) and the document's size. length must be in 1..MaxRange and offset
-// at most the size (INVALID_RANGE naming the field otherwise), so nothing
-// larger than MaxRange plus the check margins is ever allocated. The bytes
-// returned pass the secret check: the whole document up to 1 MiB, else the
-// range widened by 16 KiB each side, so no slicing slips a secret past it.
-func (a *Access) ReadRange(ctx context.Context, t *Target, offset, length int64) ([]byte, int64, error) {
+// Range is what an exact read returns.
+type Range struct {
+	// Data are the bytes asked for (fewer at the end), credentials masked
+	// byte for byte (Access.Redact).
+	Data []byte
+	// Size is the size of the whole document.
+	Size int64
+	// Masked counts the masked credentials Data shows (in part or whole).
+	Masked int
+}
+
+// ReadRange returns up to length bytes of t from offset. length must be in
+// 1..MaxRange and offset at most the size (INVALID_RANGE naming the field
+// otherwise), so nothing larger than MaxRange plus the check margins is
+// ever allocated. The bytes are read with a window around them — the whole
+// document up to 1 MiB, else the range widened by 16 KiB each side — that
+// passes the secret check and is masked (a.Redact, same length) before the
+// range is cut out of it, so no slicing slips a secret past the check, nor
+// a credential past the masking by cutting it in two.
+func (a *Access) ReadRange(ctx context.Context, t *Target, offset, length int64) (Range, error) {
 	if length < 1 || length > MaxRange {
-		return nil, 0, errcode.OutOfRange("length", 1, MaxRange, length)
+		return Range{}, errcode.OutOfRange("length", 1, MaxRange, length)
 	}
 	var ra io.ReaderAt
 	var size int64
 	if t.ArchiveRel == "" {
 		f, fi, err := a.Root.OpenFile(t.Rel)
 		if err != nil {
-			return nil, 0, err
+			return Range{}, err
 		}
 		defer f.Close()
 		ra, size = f, fi.Size()
 	} else {
 		data, err := a.readMember(ctx, t)
 		if err != nil {
-			return nil, 0, err
+			return Range{}, err
 		}
 		ra, size = bytes.NewReader(data), int64(len(data))
 	}
 	if offset < 0 || offset > size {
-		return nil, size, errcode.FieldError(errcode.InvalidRange, "offset", "offset %d is past the end of %s (%d bytes)", offset, t.Rel, size)
+		return Range{Size: size}, errcode.FieldError(errcode.InvalidRange, "offset", "offset %d is past the end of %s (%d bytes)", offset, t.Rel, size)
 	}
 	end := min(size, offset+length)
 	lo, hi := max(0, offset-secretMargin), min(size, end+secretMargin)
@@ -57,12 +70,13 @@ func (a *Access) ReadRange(ctx context.Context, t *Target, offset, length int64)
 	}
 	buf := make([]byte, hi-lo)
 	if n, err := ra.ReadAt(buf, lo); int64(n) < hi-lo {
-		return nil, size, errcode.Wrap(errcode.FileNotFound, err, "%s: short read at offset %d (the file changed?): %v", t.Rel, lo+int64(n), err)
+		return Range{Size: size}, errcode.Wrap(errcode.FileNotFound, err, "%s: short read at offset %d (the file changed?): %v", t.Rel, lo+int64(n), err)
 	}
 	if err := a.CheckSecret(t.Rel, buf); err != nil {
-		return nil, size, err
+		return Range{Size: size}, err
 	}
-	return buf[offset-lo : end-lo], size, nil
+	data, masked := a.Redact.MaskWindow(buf, int(offset-lo), int(end-lo))
+	return Range{Data: data, Size: size, Masked: masked}, nil
 }
 
 // Stream returns a reader over all of t's bytes and its size, for

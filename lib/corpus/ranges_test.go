@@ -26,8 +26,8 @@ func TestReadRange(t *testing.T) {
 		if err != nil {
 			return "", 0, err
 		}
-		b, size, err := a.ReadRange(ctx, &tg, off, n)
-		return string(b), size, err
+		rg, err := a.ReadRange(ctx, &tg, off, n)
+		return string(rg.Data), rg.Size, err
 	}
 	for _, c := range []struct {
 		rel     string

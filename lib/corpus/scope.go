@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/dir2mcp/dir2mcp/lib/archive"
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
+	"github.com/dir2mcp/dir2mcp/lib/store"
 )
 
 // Scope narrows what one caller may reach: the tools it may call and the
@@ -47,21 +47,15 @@ func (s *Scope) AllowsTool(tool string) bool {
 // AllowsPath reports whether s lets its holder read or see rel (an archive
 // member is judged by its full rel_path and by its archive's).
 func (s *Scope) AllowsPath(rel string) bool {
-	if s == nil || len(s.PathPrefixes) == 0 {
-		return true
+	return store.Within(rel, s.Paths())
+}
+
+// Paths returns the path prefixes of s (nil: all).
+func (s *Scope) Paths() []string {
+	if s == nil {
+		return nil
 	}
-	paths := []string{rel}
-	if ar, _, ok := archive.Split(rel); ok {
-		paths = append(paths, ar)
-	}
-	for _, p := range paths {
-		for _, pre := range s.PathPrefixes {
-			if p == strings.TrimSuffix(pre, "/") || strings.HasPrefix(p, strings.TrimSuffix(pre, "/")+"/") {
-				return true
-			}
-		}
-	}
-	return false
+	return s.PathPrefixes
 }
 
 // Allowed reports whether the caller ctx carries may see rel.

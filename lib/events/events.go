@@ -141,6 +141,14 @@ func RegisterSecret(s string) {
 	secrets = append(secrets, s)
 }
 
+// Secrets returns the registered secret values, for a masker that must
+// find where they occur (exclude.Redactor.WithLiterals). Never print them.
+func Secrets() []string {
+	secretsMu.RLock()
+	defer secretsMu.RUnlock()
+	return append([]string(nil), secrets...)
+}
+
 // Redact replaces every registered secret in s.
 func Redact(s string) string {
 	secretsMu.RLock()

@@ -39,3 +39,17 @@ var DefaultSecretPatterns = []string{
 	SpecSecretPatterns[3],
 	SpecSecretPatterns[4],
 }
+
+// secretKinds names the default secret patterns, for messages.
+var secretKinds = map[string]string{
+	SpecSecretPatterns[0]:    "aws_access_key_id",
+	SpecSecretPatterns[1]:    "aws_secret_access_key (spec form)",
+	DefaultSecretPatterns[1]: "aws_secret_access_key",
+	SpecSecretPatterns[2]:    "jwt",
+	SpecSecretPatterns[3]:    "generic_token",
+	SpecSecretPatterns[4]:    "api_key_formats",
+}
+
+// SecretKindOf names a secret pattern of the defaults (or the spec's), ""
+// for an operator's own.
+func SecretKindOf(pattern string) string { return secretKinds[pattern] }

@@ -1,9 +1,10 @@
 // Package exclude is dir2mcp's exclusion engine (SPEC §7.2, §17): path
 // excludes (gitignore-style globs, security.path_excludes) and secret
-// patterns (regular expressions over file contents, security.secret_patterns).
-// The scanner consults it for every file it indexes and the MCP server again
-// on every file access. It never returns or logs the text a secret pattern
-// matched.
+// patterns (regular expressions over file contents, security.secret_patterns)
+// that keep whole files out, and the Redactor (security.redact) that masks
+// credentials inside the files that are served. The scanner consults it for
+// every file it indexes and the MCP server again on every file access. It
+// never returns or logs the text a secret pattern matched.
 package exclude
 
 import (

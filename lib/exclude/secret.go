@@ -39,6 +39,9 @@ const maxPrefixLits = 16
 // minPrefixLen is the shortest literal worth a prefix search.
 const minPrefixLen = 3
 
+// maxClassLits bounds the runes of a character class read as literals.
+const maxClassLits = 8
+
 type secretRule struct {
 	alts []*alternative
 }
@@ -249,11 +252,12 @@ func prefixLits(re *syntax.Regexp, depth int) prefixSet {
 	case syntax.OpLiteral:
 		return literalSet(re)
 	case syntax.OpCharClass:
-		// A small class, e.g. [Aa], is a set of one-rune literals.
+		// A small class, e.g. [Aa] or [pousr], is a set of one-rune
+		// literals.
 		var ps prefixSet
 		for i := 0; i+1 < len(re.Rune); i += 2 {
 			for r := re.Rune[i]; r <= re.Rune[i+1]; r++ {
-				if len(ps.lits) >= 4 {
+				if len(ps.lits) >= maxClassLits {
 					return prefixSet{}
 				}
 				ps.lits = append(ps.lits, literal{b: utf8.AppendRune(nil, r)})

@@ -145,10 +145,16 @@ func (a *alternative) match(content []byte, st *matchState) bool {
 	return a.re.Match(content)
 }
 
-// findLiteral tries the anchored alternative at each occurrence of l. It
-// looks for the literal's rarest byte (both cases for a case-insensitive
-// letter) and compares the whole literal around each hit.
+// findLiteral tries the anchored alternative at each occurrence of l.
 func (a *alternative) findLiteral(content []byte, l *literal, st *matchState) bool {
+	return eachLiteral(content, l, st, func(start int) bool { return a.anchored.Match(content[start:]) })
+}
+
+// eachLiteral calls visit with the offset of each occurrence of l in
+// content until visit returns true, and reports whether it did. It looks
+// for the literal's rarest byte (both cases for a case-insensitive letter)
+// and compares the whole literal around each hit.
+func eachLiteral(content []byte, l *literal, st *matchState, visit func(start int) bool) bool {
 	n := len(l.b)
 	try := func(p int) bool { // p is an offset of the rare byte
 		start := p - l.rare
@@ -159,7 +165,7 @@ func (a *alternative) findLiteral(content []byte, l *literal, st *matchState) bo
 		if l.fold && !equalFoldLower(w, l.b) || !l.fold && !bytes.Equal(w, l.b) {
 			return false
 		}
-		return a.anchored.Match(content[start:])
+		return visit(start)
 	}
 	cases := []byte{l.b[l.rare]}
 	if c := cases[0]; l.fold && 'a' <= c && c <= 'z' {

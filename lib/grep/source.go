@@ -8,7 +8,6 @@ import (
 	"github.com/dir2mcp/dir2mcp/lib/chunk"
 	"github.com/dir2mcp/dir2mcp/lib/config"
 	"github.com/dir2mcp/dir2mcp/lib/corpus"
-	"github.com/dir2mcp/dir2mcp/lib/extract"
 	"github.com/dir2mcp/dir2mcp/lib/indexer"
 	"github.com/dir2mcp/dir2mcp/lib/record"
 	"github.com/dir2mcp/dir2mcp/lib/store"
@@ -137,7 +136,9 @@ func (s *StoreSource) rebuild(r Ref, cs []store.RepChunk) (string, bool) {
 }
 
 // readFile extracts a document's text from its file, through the access
-// policy (exclusions, confinement, secrets), for every caller alike.
+// policy (exclusions, confinement, secrets), for every caller alike, with
+// its credentials masked as indexing masks them: grep never matches (nor
+// finds by trial and error) what the results could not show.
 func (s *StoreSource) readFile(ctx context.Context, r Ref) (Text, bool) {
 	ctx = corpus.WithScope(ctx, nil) // the index is shared; callers' scopes filter results
 	t, err := s.Access.Open(ctx, r.RelPath)
@@ -148,7 +149,7 @@ func (s *StoreSource) readFile(ctx context.Context, r Ref) (Text, bool) {
 	if err != nil || cut || s.Access.CheckSecret(r.RelPath, data) != nil {
 		return Text{}, false
 	}
-	res, err := extract.RawText(data, r.DocType)
+	res, err := indexer.RawText(s.Config, data, r.DocType) // masked as the index is
 	if err != nil {
 		return Text{}, false
 	}

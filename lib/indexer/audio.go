@@ -27,6 +27,7 @@ func (x *Extractor) audioRep(ctx context.Context, r result, data []byte) result 
 	r.act = actReplace
 	r.rep, r.pieces = rep, pieces
 	r.about = extract.Describe(extract.Result{Text: tr.Text}, nil, record.DocText, r.doc.RelPath)
+	maskAbout(x.redact, &r.about)
 	r.title = r.about.Title
 	return r
 }
@@ -34,8 +35,10 @@ func (x *Extractor) audioRep(ctx context.Context, r result, data []byte) result 
 // TranscriptRep builds the transcript representation of tr: the transcript
 // itself (JSON) as stored content, meta_json per SPEC §5.2, and chunks in
 // time windows (chunking.transcript) with time spans, or by size when tr
-// has no timestamps (each such chunk cites the whole recording).
+// has no timestamps (each such chunk cites the whole recording). It masks
+// credentials in tr's text and segments first (security.redact).
 func TranscriptRep(cfg *config.Config, tr *transcript.Transcript) (store.RepInput, []store.ChunkInput) {
+	maskTranscript(masker(cfg), tr)
 	ch := cfg.Chunking
 	chunks := tr.Chunks(transcript.ChunkOptions{
 		SegmentMs: int64(ch.Transcript.SegmentMs), OverlapMs: int64(ch.Transcript.OverlapMs), MaxChars: ch.MaxChars,

@@ -46,6 +46,7 @@ type Extractor struct {
 	mu       sync.Mutex
 	deferred map[string]deferral
 	exclude  *exclude.Engine
+	redact   *exclude.Redactor // nil: security.redact is off
 }
 
 // action is what the writer must do for one document.
@@ -105,6 +106,9 @@ func (x *Extractor) Run(ctx context.Context, in <-chan record.Document) error {
 		return err
 	}
 	x.exclude = ex
+	if x.redact, err = Redactor(x.Config); err != nil {
+		return err
+	}
 	x.deferred = deferredTypes(x.Config, x.Media)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

@@ -223,7 +223,7 @@ func TestExtractRefusesPathsOutsideRoot(t *testing.T) {
 	if s.Errors != 2 || s.Indexed != 1 {
 		t.Fatalf("progress %+v, want 2 errors and 1 indexed", s)
 	}
-	list, _, _ := f.st.ListDocuments(context.Background(), store.DocFilter{}, 10, 0)
+	list, _ := f.st.Documents(context.Background(), store.DocQuery{MaxSize: -1}, nil, 0)
 	for _, d := range list {
 		if d.Status == record.StatusError && d.ErrorCode != string(errcode.PathOutsideRoot) {
 			t.Errorf("%s: error code %s", d.RelPath, d.ErrorCode)

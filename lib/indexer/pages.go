@@ -141,6 +141,10 @@ func (x *Extractor) pagesRep(r result, texts []string, meta pagesMeta) result {
 	if r2, hit := x.secretIn(r, content); hit {
 		return r2
 	}
+	for i, t := range texts {
+		texts[i], _ = x.redact.Mask(t)
+	}
+	content = strings.Join(texts, PageSep)
 	metaJSON, _ := json.Marshal(meta)
 	r.act = actReplace
 	for i, t := range texts {
@@ -153,6 +157,7 @@ func (x *Extractor) pagesRep(r result, texts []string, meta pagesMeta) result {
 		first = first[:i]
 	}
 	r.about = extract.Describe(extract.Result{Text: first}, nil, record.DocText, r.doc.RelPath)
+	maskAbout(x.redact, &r.about)
 	r.title = r.about.Title
 	r.rep = store.RepInput{
 		Type: record.RepOCRMarkdown, Hash: mediaRepHash(x.Config, string(metaJSON), content),

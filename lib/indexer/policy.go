@@ -22,7 +22,7 @@ const mediaVersion = "media/1"
 func PolicyFingerprint(cfg *config.Config) string { return PolicyFingerprintWith(cfg, nil) }
 
 // PolicyFingerprintWith hashes every setting that decides which files are
-// indexed and how their text is made and chunked, including the media
+// indexed and how their text is made, masked (security.redact) and chunked, including the media
 // engines available (OCR, speech-to-text) and the ingest modes. When it
 // differs from the one stored after the last complete run, scan re-reads
 // every file and extract rebuilds every representation (chunks with
@@ -39,6 +39,7 @@ func PolicyFingerprintWith(cfg *config.Config, m *Media) string {
 		SizeCaps       map[string]float64
 		PathExcludes   []string
 		SecretPatterns []string
+		Redact         config.RedactConfig
 		Chunking       config.ChunkingConfig
 		Awaiting       []string
 		Media          string
@@ -47,7 +48,7 @@ func PolicyFingerprintWith(cfg *config.Config, m *Media) string {
 	}{
 		extractorVersion, cfg.Ingest.Gitignore, cfg.Ingest.FollowSymlinks, cfg.Ingest.Ignore,
 		cfg.Ingest.MaxFileMB, cfg.Ingest.SizeCapsMB, cfg.Security.PathExcludes, cfg.Security.SecretPatterns,
-		cfg.Chunking, awaitingTypes(cfg, m), mediaVersion,
+		cfg.Security.Redact, cfg.Chunking, awaitingTypes(cfg, m), mediaVersion,
 		[]string{cfg.Ingest.PDF.Mode, cfg.Ingest.Images.Mode, cfg.Ingest.Audio.Mode, cfg.Ingest.Archives.Mode},
 		m.identity(),
 	}

@@ -86,7 +86,7 @@ func (x *Extractor) represent(ctx context.Context, r result, data []byte) result
 // data and HTML.
 func (x *Extractor) textRep(r result, data []byte) result {
 	d := r.doc
-	res, err := extract.RawText(data, d.DocType)
+	res, err := maskedRawText(x.redact, data, d.DocType)
 	if err != nil {
 		return x.failed(r, record.StatusError, errcode.ExtractFailed, errcode.As(err).Message)
 	}
@@ -115,6 +115,7 @@ func (x *Extractor) textRep(r result, data []byte) result {
 	}
 	r.act = actReplace
 	r.about = extract.Describe(res, data, d.DocType, d.RelPath)
+	maskAbout(x.redact, &r.about)
 	r.title = r.about.Title
 	r.rep = store.RepInput{
 		Type:     record.RepRawText,

@@ -89,8 +89,13 @@ func StoreReps(ctx context.Context, st *store.Store, root *rootfs.Root, d ToolDo
 // (annotation_json, not chunked) and, with index set, its flattened
 // "key: value" text (annotation_text) chunked by size without overlap, each
 // chunk citing whole (the document). meta is both representations'
-// meta_json.
+// meta_json. Credentials in both are masked first (security.redact).
 func AnnotationReps(cfg *config.Config, meta, jsonText, flat string, whole record.Span, index bool) []Rep {
+	if r := masker(cfg); r.Enabled() {
+		masked, _ := r.MaskJSON([]byte(jsonText))
+		jsonText = string(masked)
+		flat, _ = r.Mask(flat)
+	}
 	reps := []Rep{{Input: store.RepInput{Type: record.RepAnnotationJSON, Hash: annotationHash(meta, jsonText), MetaJSON: meta, Content: &jsonText}}}
 	if !index {
 		return reps

@@ -1,22 +1,34 @@
 package mcphttp
 
 import (
+	"context"
 	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/dir2mcp/dir2mcp/lib/audit"
+	"github.com/dir2mcp/dir2mcp/lib/corpus"
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
+	"github.com/dir2mcp/dir2mcp/lib/mcpserver"
 	"github.com/dir2mcp/dir2mcp/lib/ratelimit"
+	"github.com/dir2mcp/dir2mcp/lib/tokens"
+	"github.com/modelcontextprotocol/go-sdk/auth"
 )
 
 // guard applies the Host and Origin checks, the rate limit and bearer auth
-// in front of next.
+// in front of next. An accepted token's label and scope reach the MCP
+// server as the request's auth.TokenInfo (mcpserver.Credential).
 func guard(o Options, next http.Handler) http.Handler {
-	token := []byte(o.Token)
 	lim := ratelimit.New(o.RPS, o.Burst)
+	authed := withCredential(next)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !hostAllowed(r.Host, o.AllowedHosts) {
 			httpError(w, http.StatusForbidden, errcode.ForbiddenOrigin, "Host "+r.Host+" is not allowed (DNS-rebinding protection); add it to security.allowed_hosts")
@@ -32,16 +44,102 @@ func guard(o Options, next http.Handler) http.Handler {
 			writeError(w, http.StatusTooManyRequests, e)
 			return
 		}
-		if len(token) > 0 {
-			got, ok := bearer(r.Header.Get("Authorization"))
-			if !ok || subtle.ConstantTimeCompare([]byte(got), token) != 1 {
-				w.Header().Set("WWW-Authenticate", `Bearer realm="dir2mcp"`)
-				httpError(w, http.StatusUnauthorized, errcode.Unauthorized, "missing or invalid bearer token (send Authorization: Bearer <token>; see connection.json for where it is stored)")
-				return
+		if o.Token == "" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		cred, msg := authenticate(o, r)
+		if cred == nil {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="dir2mcp"`)
+			httpError(w, http.StatusUnauthorized, errcode.Unauthorized, msg)
+			return
+		}
+		authed.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), credentialKey{}, cred)))
+	})
+}
+
+type credentialKey struct{}
+
+// withCredential hands the credential guard resolved to the SDK as the
+// request's auth.TokenInfo (the SDK's own middleware is the only way in).
+func withCredential(next http.Handler) http.Handler {
+	verify := func(ctx context.Context, _ string, _ *http.Request) (*auth.TokenInfo, error) {
+		if ti, ok := ctx.Value(credentialKey{}).(*auth.TokenInfo); ok {
+			return ti, nil
+		}
+		return nil, auth.ErrInvalidToken
+	}
+	return auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(next)
+}
+
+// authenticate resolves the bearer token of r: the server's own token
+// (label owner, full scope) or a scoped token of o.Tokens. It returns nil
+// and the reason for a missing, unknown, expired or revoked token; the
+// refusal of a known token is audited.
+func authenticate(o Options, r *http.Request) (*auth.TokenInfo, string) {
+	const generic = "missing or invalid bearer token (send Authorization: Bearer <token>; see connection.json for where it is stored)"
+	got, ok := bearer(r.Header.Get("Authorization"))
+	if !ok {
+		return nil, generic
+	}
+	if subtle.ConstantTimeCompare([]byte(got), []byte(o.Token)) == 1 {
+		return mcpserver.Credential(tokens.OwnerLabel, nil, time.Time{}), ""
+	}
+	if o.Tokens == nil {
+		return nil, generic
+	}
+	now := time.Now()
+	t, err := o.Tokens.Lookup(got, now)
+	switch {
+	case err == nil:
+		scope := &corpus.Scope{Label: t.Label, Tools: t.Tools, PathPrefixes: t.Paths}
+		return mcpserver.Credential(t.Label, scope, t.Expires), ""
+	case errors.Is(err, tokens.ErrExpired), errors.Is(err, tokens.ErrRevoked):
+		msg := fmt.Sprintf("the token %q expired at %s", t.Label, t.Expires.Format(time.RFC3339))
+		if errors.Is(err, tokens.ErrRevoked) {
+			msg = fmt.Sprintf("the token %q was revoked at %s", t.Label, t.Revoked.Format(time.RFC3339))
+		}
+		auditRefusal(o, r, t.Label, now)
+		return nil, msg
+	case errors.Is(err, tokens.ErrUnknown):
+		return nil, generic
+	}
+	o.logger().Warn("scoped tokens are unusable", "err", err)
+	return nil, generic
+}
+
+// auditRefusal records a request refused for a known label's token: the
+// tool it called (or the method), never its arguments.
+func auditRefusal(o Options, r *http.Request, label string, now time.Time) {
+	if o.Audit == nil {
+		return
+	}
+	rec := audit.Record{Time: now.UTC(), Transport: "http", Token: label, Session: r.Header.Get("Mcp-Session-Id"),
+		Error: string(errcode.Unauthorized), Tool: "http"}
+	if r.Body != nil {
+		limit := o.MaxBodyBytes
+		if limit <= 0 {
+			limit = 4 << 20
+		}
+		body, _ := io.ReadAll(io.LimitReader(r.Body, limit))
+		var msg struct {
+			Method string `json:"method"`
+			Params struct {
+				Name      string          `json:"name"`
+				Arguments json.RawMessage `json:"arguments"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(body, &msg) == nil && msg.Method != "" {
+			rec.Tool = msg.Method
+			if msg.Method == "tools/call" && msg.Params.Name != "" {
+				rec.Tool = msg.Params.Name
+				if len(msg.Params.Arguments) > 0 {
+					rec.ArgsSHA256 = audit.Digest(msg.Params.Arguments)
+				}
 			}
 		}
-		next.ServeHTTP(w, r)
-	})
+	}
+	o.Audit.Write(rec)
 }
 
 // clientAddr is the rate-limit key of a request: the peer's IP address.

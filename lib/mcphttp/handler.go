@@ -13,6 +13,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/dir2mcp/dir2mcp/lib/audit"
+	"github.com/dir2mcp/dir2mcp/lib/tokens"
 	"github.com/dir2mcp/dir2mcp/lib/version"
 	"github.com/dir2mcp/dir2mcp/lib/x402"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -22,8 +24,16 @@ import (
 type Options struct {
 	// Path is the MCP endpoint (default /mcp).
 	Path string
-	// Token is the bearer token clients must send; empty disables auth.
+	// Token is the server's own bearer token (full scope, label owner);
+	// empty disables auth.
 	Token string
+	// Tokens, with Token set, also accepts the scoped tokens of the tokens
+	// file (dir2mcp token add), each limited to its tools and paths; a
+	// change to the file applies from the next request.
+	Tokens *tokens.Registry
+	// Audit records requests refused for an expired or revoked scoped
+	// token (the MCP server audits the calls it serves); nil: none.
+	Audit *audit.Log
 	// AllowedOrigins lists origins allowed to call the endpoint. An entry
 	// without a port allows that scheme and host on any port.
 	AllowedOrigins []string
@@ -52,6 +62,13 @@ type Options struct {
 	// DELETE); SDKLogger the SDK's transport diagnostics (warnings). Nil
 	// discards.
 	Logger, SDKLogger *slog.Logger
+}
+
+func (o Options) logger() *slog.Logger {
+	if o.Logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return o.Logger
 }
 
 // Handler serves GET /health and the MCP endpoint. Close it to stop the

@@ -15,7 +15,7 @@ var askParams = append([]param{
 }, filterParams...)
 
 func (s *Server) ask(ctx context.Context, a *args) (toolOut, error) {
-	req := searchRequest(a, "question", s.Config.RAG.KDefault)
+	req := searchRequest(ctx, a, "question", s.Config.RAG.KDefault)
 	mode := a.str("mode")
 	res, err := s.asker(ctx).Ask(ctx, req, mode)
 	if err != nil {

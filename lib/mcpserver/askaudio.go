@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/dir2mcp/dir2mcp/lib/answer"
+	"github.com/dir2mcp/dir2mcp/lib/corpus"
 	"github.com/dir2mcp/dir2mcp/lib/provider/elevenlabs"
 	"github.com/dir2mcp/dir2mcp/lib/retrieve"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -36,7 +37,7 @@ func (s *Server) askAudio(ctx context.Context, a *args) (toolOut, error) {
 		}
 		return toolOut{}, unavailable(why)
 	}
-	res, err := s.asker(ctx).Ask(ctx, retrieve.Request{Query: question, K: s.Config.RAG.KDefault}, answer.ModeAnswer)
+	res, err := s.asker(ctx).Ask(ctx, retrieve.Request{Query: question, K: s.Config.RAG.KDefault, Within: corpus.ScopeFrom(ctx).Paths()}, answer.ModeAnswer)
 	if err != nil {
 		return toolOut{}, err
 	}

@@ -109,8 +109,8 @@ func (s *Server) find(ctx context.Context, a *args) (toolOut, error) {
 	if err != nil {
 		return toolOut{}, err
 	}
-	q := store.DocQuery{PathPrefix: fa.Prefix, DocTypes: fa.DocTypes, MinSize: fa.MinSize, MaxSize: fa.MaxSize,
-		ModifiedSince: fa.Since, ModifiedBefore: fa.Before, HideCodes: corpus.HiddenCodes}
+	q := store.DocQuery{PathPrefix: fa.Prefix, Within: corpus.ScopeFrom(ctx).Paths(), DocTypes: fa.DocTypes, MinSize: fa.MinSize,
+		MaxSize: fa.MaxSize, ModifiedSince: fa.Since, ModifiedBefore: fa.Before, HideCodes: corpus.HiddenCodes}
 	docs, err := s.Store.Documents(ctx, q, func(d store.Doc) bool {
 		return keep(d.RelPath, d.DocType) && s.access.Listable(d.RelPath, d.ErrorCode) &&
 			(fa.Status == "any" || d.Status == fa.Status) && mimeMatches(fa.MIME, mimeType(d.RelPath, d.DocType))

@@ -18,6 +18,7 @@ type fileEntry struct {
 	Status    string `json:"status"`
 	Deleted   bool   `json:"deleted"`
 	Reason    string `json:"reason,omitempty"`
+	Rule      string `json:"rule,omitempty"`
 }
 
 type listResult struct {
@@ -35,20 +36,23 @@ var listFilesParams = []param{
 	str("glob", "gitignore-style glob on rel_path, e.g. **/*.md"),
 	integer("limit", "page size", 1, 5000).withDefault(200),
 	atLeast("offset", "files to skip (paging; or use cursor)", 0, maxLine).withDefault(0),
+	boolean("excluded", "list instead the files kept from clients for security (secret patterns, path excludes), each with the rule that excluded it (never its content)").withDefault(false),
 	cursorParam,
 }
 
 // listArgs are the arguments a list_files cursor is bound to.
 type listArgs struct {
-	Prefix string `json:"path_prefix"`
-	Glob   string `json:"glob"`
+	Prefix   string `json:"path_prefix"`
+	Glob     string `json:"glob"`
+	Excluded bool   `json:"excluded,omitempty"`
 }
 
-// listFiles lists the documents the caller may see in rel_path order.
-// Files excluded for security, by indexing or by the current rules, are
-// not even named (SPEC §17).
+// listFiles lists the documents the caller may see in rel_path order,
+// within its scope. Files excluded for security, by indexing or by the
+// current rules, are not even named (SPEC §17); excluded=true lists only
+// them, each with its rule, for the owner to spot a false positive.
 func (s *Server) listFiles(ctx context.Context, a *args) (toolOut, error) {
-	la := listArgs{Glob: a.str("glob")}
+	la := listArgs{Glob: a.str("glob"), Excluded: a.boolean("excluded")}
 	var err error
 	if la.Prefix, err = relPrefix(a.str("path_prefix")); err != nil {
 		return toolOut{}, err
@@ -66,8 +70,13 @@ func (s *Server) listFiles(ctx context.Context, a *args) (toolOut, error) {
 	if err != nil {
 		return toolOut{}, err
 	}
-	docs, err := s.Store.Documents(ctx, store.DocQuery{PathPrefix: la.Prefix, MaxSize: -1, HideCodes: corpus.HiddenCodes},
-		func(d store.Doc) bool { return keep(d.RelPath, d.DocType) && s.access.Listable(d.RelPath, d.ErrorCode) }, 0)
+	q := store.DocQuery{PathPrefix: la.Prefix, Within: corpus.ScopeFrom(ctx).Paths(), MaxSize: -1, HideCodes: corpus.HiddenCodes}
+	if la.Excluded {
+		q.HideCodes = nil
+	}
+	docs, err := s.Store.Documents(ctx, q, func(d store.Doc) bool {
+		return keep(d.RelPath, d.DocType) && s.access.Listable(d.RelPath, d.ErrorCode) != la.Excluded
+	}, 0)
 	if err != nil {
 		return toolOut{}, err
 	}
@@ -77,12 +86,22 @@ func (s *Server) listFiles(ctx context.Context, a *args) (toolOut, error) {
 	page := docs[min(offset, len(docs)):min(len(docs), offset+limit)]
 	res := listResult{Limit: limit, Offset: offset, Total: len(docs), Files: make([]fileEntry, 0, len(page))}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d file(s) match; showing %d from offset %d:\n", res.Total, len(page), offset)
+	what := "file(s) match"
+	if la.Excluded {
+		what = "file(s) excluded for security"
+	}
+	fmt.Fprintf(&b, "%d %s; showing %d from offset %d:\n", res.Total, what, len(page), offset)
 	for _, d := range page {
 		e := entryOf(d)
+		if la.Excluded {
+			e.Rule = s.access.Rule(d.RelPath, d.Error, s.Config.Security.SecretPatterns)
+		}
 		res.Files = append(res.Files, e)
 		line := fmt.Sprintf("%s  %s  %d B", d.RelPath, d.DocType, d.SizeBytes)
-		if e.Reason != "" {
+		switch {
+		case e.Rule != "":
+			line += "  [excluded by " + e.Rule + "]"
+		case e.Reason != "":
 			line += "  [" + d.Status + ": " + e.Reason + "]"
 		}
 		b.WriteString(line)

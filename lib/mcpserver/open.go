@@ -105,6 +105,10 @@ func (s *Server) openFile(ctx context.Context, a *args) (toolOut, error) {
 	if err != nil {
 		return toolOut{}, err
 	}
+	// Mask credentials over the whole file before cutting a line range: a
+	// range inside a key block holds no BEGIN line to recognise it by.
+	// Masking keeps line breaks, so line numbers stay those of the file.
+	txt, _ = s.redact.Mask(txt)
 	lines := strings.Split(txt, "\n")
 	if n := len(lines); n > 0 && lines[n-1] == "" {
 		lines = lines[:n-1]

@@ -30,20 +30,26 @@ type byteRange struct {
 	EOF       bool   `json:"eof"`
 	// NextOffset continues the read when EOF is false.
 	NextOffset *int64 `json:"next_offset,omitempty"`
+	// Redactions counts the credentials masked in the bytes ('*' for each
+	// byte); the controls add those the text shows as the replacement.
+	Redactions int `json:"redactions,omitempty"`
 }
 
 // openBytes returns length bytes of t from offset, exactly: as text when
-// they are valid UTF-8 without NUL bytes, else base64.
+// they are valid UTF-8 without NUL bytes, else base64. Credentials are
+// masked byte for byte ('*') before the range is cut (corpus.ReadRange),
+// so offsets hold and reads that together cover a key show none of it.
 func (s *Server) openBytes(ctx context.Context, t corpus.Target, offset, length int64) (toolOut, error) {
-	data, size, err := s.access.ReadRange(ctx, &t, offset, length)
+	rg, err := s.access.ReadRange(ctx, &t, offset, length)
 	if err != nil {
 		return toolOut{}, err
 	}
+	data, size := rg.Data, rg.Size
 	docType := t.DocType
 	if docType == "" {
 		docType, _ = scan.Classify(path.Base(t.Rel), data)
 	}
-	br := &byteRange{Offset: offset, Length: len(data), SizeBytes: size, Encoding: encText}
+	br := &byteRange{Offset: offset, Length: len(data), SizeBytes: size, Encoding: encText, Redactions: rg.Masked}
 	content := string(data)
 	if !utf8.Valid(data) || bytes.IndexByte(data, 0) >= 0 {
 		br.Encoding, content = encBase64, base64.StdEncoding.EncodeToString(data)

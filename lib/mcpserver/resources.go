@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/dir2mcp/dir2mcp/lib/corpus"
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
 	"github.com/dir2mcp/dir2mcp/lib/record"
 	"github.com/dir2mcp/dir2mcp/lib/store"
@@ -259,15 +260,18 @@ func (c *catalog) paths(match func(string) bool, limit int) ([]string, int) {
 	return out, total
 }
 
-// prefixed returns the resource paths starting with prefix, using the
-// sorted index.
-func (c *catalog) prefixed(prefix string, limit int) ([]string, int) {
+// prefixed returns the resource paths starting with prefix that scope
+// allows, using the sorted index.
+func (c *catalog) prefixed(prefix string, scope *corpus.Scope, limit int) ([]string, int) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	i := sort.SearchStrings(c.sorted, prefix)
 	var out []string
 	total := 0
 	for ; i < len(c.sorted) && strings.HasPrefix(c.sorted[i], prefix); i++ {
+		if !scope.AllowsPath(c.sorted[i]) {
+			continue
+		}
 		total++
 		if len(out) < limit {
 			out = append(out, c.sorted[i])

@@ -23,6 +23,13 @@ import (
 // recorded in a real store, with a small page size, and connects a client.
 func newIndexedServer(t testing.TB, files map[string]string, status map[string]string) (*Server, *mcp.ClientSession) {
 	t.Helper()
+	s := indexedServer(t, files, status)
+	return s, connect(t, s)
+}
+
+// indexedServer is newIndexedServer's Server, not yet built.
+func indexedServer(t testing.TB, files map[string]string, status map[string]string) *Server {
+	t.Helper()
 	root := t.TempDir()
 	for rel, body := range files {
 		p := filepath.Join(root, rel)
@@ -70,8 +77,7 @@ func newIndexedServer(t testing.TB, files map[string]string, status map[string]s
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &Server{Store: st, Root: r, Dir: dir, Exclude: ex, Config: cfg, PageSize: 2}
-	return s, connect(t, s)
+	return &Server{Store: st, Root: r, Dir: dir, Exclude: ex, Config: cfg, PageSize: 2}
 }
 
 // connect serves s over an in-memory transport to a new client session.

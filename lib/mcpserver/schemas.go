@@ -114,7 +114,8 @@ var listFilesOutput = `{
       "items": {
         "type": "object",
         "additionalProperties": false,
-        "properties": {` + fileEntryProps + `
+        "properties": {` + fileEntryProps + `,
+          "rule": {"type": "string", "description": "with excluded=true: the setting that excluded the file, e.g. security.secret_patterns[3] (generic_token)"}
         },
         "required": ["rel_path", "doc_type", "size_bytes", "mtime_unix", "status", "deleted"]
       }
@@ -269,6 +270,7 @@ var askAudioOutput = `{
 // JSON (panicking on a malformed literal, which is a programming error).
 func schema(s string) json.RawMessage {
 	s = strings.ReplaceAll(s, "HIT", hitSchema)
+	s = strings.ReplaceAll(s, "DRIFT", driftSchema)
 	s = strings.ReplaceAll(s, "SPAN", spanSchema)
 	s = strings.ReplaceAll(s, "CURSOR", cursorSchema)
 	var v any
@@ -293,10 +295,15 @@ const errorSchema = `{
   "required": ["code", "message", "retryable"]
 }`
 
+// redactionsSchema is the count the controls add to a result that shows
+// masked credentials.
+const redactionsSchema = `{"type": "integer", "minimum": 1, "description": "how many credentials (security.redact) are masked in this result"}`
+
 // outputSchema is schema(s) admitting the error result too: an optional
 // "error" property, and the success fields required only when it is absent
-// (anyOf of two "required" lists). Clients such as the TypeScript SDK check
-// structuredContent against outputSchema even on isError results.
+// (anyOf of two "required" lists), plus the optional "redactions" count.
+// Clients such as the TypeScript SDK check structuredContent against
+// outputSchema even on isError results.
 func outputSchema(s string) json.RawMessage {
 	var m map[string]any
 	if err := json.Unmarshal(schema(s), &m); err != nil {
@@ -307,6 +314,11 @@ func outputSchema(s string) json.RawMessage {
 		panic("mcpserver: bad error schema: " + err.Error())
 	}
 	m["properties"].(map[string]any)["error"] = e
+	var r any
+	if err := json.Unmarshal([]byte(redactionsSchema), &r); err != nil {
+		panic("mcpserver: bad redactions schema: " + err.Error())
+	}
+	m["properties"].(map[string]any)["redactions"] = r
 	if req, ok := m["required"]; ok {
 		delete(m, "required")
 		m["anyOf"] = []any{map[string]any{"required": req}, map[string]any{"required": []any{"error"}}}

@@ -66,7 +66,7 @@ func TestToolSchemasLint(t *testing.T) {
 		}
 		provider := slices.Contains([]string{"dir2mcp.transcribe", "dir2mcp.annotate", "dir2mcp.transcribe_and_ask", "dir2mcp.ask_audio"}, tl.Name)
 		stores := provider && tl.Name != "dir2mcp.ask_audio"
-		if *a.OpenWorldHint != provider || a.ReadOnlyHint == stores || td.expensive != (provider || tl.Name == "dir2mcp.ask") {
+		if *a.OpenWorldHint != provider || a.ReadOnlyHint == stores || td.expensive != (provider || tl.Name == "dir2mcp.ask" || tl.Name == "dir2mcp.diff") {
 			t.Errorf("%s: openWorld=%v readOnly=%v expensive=%v", tl.Name, *a.OpenWorldHint, a.ReadOnlyHint, td.expensive)
 		}
 	}

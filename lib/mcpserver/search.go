@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/dir2mcp/dir2mcp/lib/corpus"
 	"github.com/dir2mcp/dir2mcp/lib/retrieve"
 )
 
@@ -28,8 +29,8 @@ var searchParams = append(append([]param{
 }, filterParams...), maxTokensParam, cursorParam)
 
 // searchRequest reads the arguments shared by search and ask; k defaults
-// to defK (rag.k_default).
-func searchRequest(a *args, queryField string, defK int) retrieve.Request {
+// to defK (rag.k_default). Hits stay within the caller's scope (ctx).
+func searchRequest(ctx context.Context, a *args, queryField string, defK int) retrieve.Request {
 	k := defK
 	if k < 1 || k > retrieve.MaxK {
 		k = retrieve.DefaultK
@@ -40,11 +41,12 @@ func searchRequest(a *args, queryField string, defK int) retrieve.Request {
 	return retrieve.Request{
 		Query: a.str(queryField), K: k, Index: a.str("index"), PathPrefix: a.str("path_prefix"),
 		FileGlob: a.str("file_glob"), DocTypes: a.strings("doc_types"), In: a.str("in"),
+		Within: corpus.ScopeFrom(ctx).Paths(),
 	}
 }
 
 func (s *Server) search(ctx context.Context, a *args) (toolOut, error) {
-	req := searchRequest(a, "query", s.Config.RAG.KDefault)
+	req := searchRequest(ctx, a, "query", s.Config.RAG.KDefault)
 	page, err := s.searchPage(ctx, a, req)
 	if err != nil {
 		return toolOut{}, err

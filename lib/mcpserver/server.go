@@ -8,9 +8,11 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
+	"github.com/dir2mcp/dir2mcp/lib/audit"
 	"github.com/dir2mcp/dir2mcp/lib/config"
 	"github.com/dir2mcp/dir2mcp/lib/corpus"
 	"github.com/dir2mcp/dir2mcp/lib/cursor"
@@ -58,6 +60,9 @@ type Server struct {
 	// Pending, if set, is called after a tool stored chunks that await
 	// embedding (a transcript, an annotation), so the indexer embeds them.
 	Pending func()
+	// Audit receives one record per tools/call and resources/read (nil: no
+	// audit log).
+	Audit *audit.Log
 
 	once      sync.Once
 	srv       *mcp.Server
@@ -65,8 +70,12 @@ type Server struct {
 	catalog   *catalog
 	expensive *ratelimit.Limiter
 	log       *slog.Logger
-	cursors   *cursor.Signer
-	grepIndex *grep.Index
+	redact    *exclude.Redactor // security.redact; nil masks nothing
+	served    map[string]bool   // the registered tools
+	// stdioSession names the stdio client's session in audit records.
+	stdioSession string
+	cursors      *cursor.Signer
+	grepIndex    *grep.Index
 }
 
 const instructions = `dir2mcp serves one directory as a searchable index.
@@ -74,6 +83,7 @@ Start with dir2mcp.search (plain-language questions and exact identifiers both w
 verify with dir2mcp.open_file on the cited lines, use dir2mcp.list_files to navigate and dir2mcp.stats for index health.
 dir2mcp.grep finds exact strings or regular expressions line by line, dir2mcp.find lists files by glob, size, time and type,
 dir2mcp.open_file with offset/length reads exact bytes and dir2mcp.checksum digests a file. Long lists continue with next_cursor.
+dir2mcp.diff lists the files changed since the last index run.
 dir2mcp.ask returns an answer with citations. PDFs cite pages ([a.pdf#p=2], open with page), audio cites times ([a.mp3@t=01:05-01:35], open with start_ms/end_ms),
 archive members are files named like docs.zip!/a/b.txt. dir2mcp.transcribe, dir2mcp.annotate, dir2mcp.transcribe_and_ask and dir2mcp.ask_audio use the configured providers.
 Every indexed file is also a resource (dir2mcp:///<rel_path>).
@@ -119,9 +129,17 @@ func (s *Server) build() {
 		rl := s.Config.Server.RateLimit
 		s.expensive = ratelimit.New(rl.ExpensiveRPS, rl.ExpensiveBurst)
 		s.access.Archives = indexer.ArchiveLimits(s.Config)
+		s.redact, _ = indexer.Redactor(s.Config) // validated by the caller (CheckControls)
+		s.access.Redact = s.redact
 	}
+	s.stdioSession = "stdio-" + randomID()
+	// Payments (EnablePayments) wrap the controls: a call the controls
+	// refuse is an isError result, which is never charged.
+	s.srv.AddReceivingMiddleware(s.controls)
+	s.served = map[string]bool{}
 	for _, t := range s.tools() {
 		s.srv.AddTool(t.tool, s.wrap(t))
+		s.served[t.tool.Name] = true
 	}
 	s.addPrompts()
 	s.catalog = newCatalog(s)
@@ -186,9 +204,13 @@ func readOnly(title string) *mcp.ToolAnnotations {
 }
 
 // tools returns the served tools: all of them, or with ReadOnly set only
-// those that never write.
+// those that never write, and with server.tools (--tools) set only those
+// it lists.
 func (s *Server) tools() []toolDef {
 	all := s.allTools()
+	if s.Config != nil && len(s.Config.Server.Tools) > 0 {
+		all = slices.DeleteFunc(all, func(d toolDef) bool { return !slices.Contains(s.Config.Server.Tools, d.tool.Name) })
+	}
 	if s.Providers != nil && s.Providers.Chat != nil {
 		// Answers are written by a remote chat model: not a closed world.
 		t := true
@@ -225,13 +247,17 @@ func (s *Server) allTools() []toolDef {
 			OutputSchema: outputSchema(openFileOutput), Annotations: readOnly("Open a file slice")},
 			in: openFileParams, run: s.openFile},
 		{tool: &mcp.Tool{Name: "dir2mcp.list_files", Title: "List indexed files",
-			Description:  "Lists files known to the index (path, type, size, status), filtered by path prefix or glob, with paging.",
+			Description:  "Lists files known to the index (path, type, size, status), filtered by path prefix or glob, with paging (next_cursor); excluded=true lists instead the files kept out for security, each with the rule that excluded it.",
 			OutputSchema: outputSchema(listFilesOutput), Annotations: readOnly("List indexed files")},
 			in: listFilesParams, run: s.listFiles},
 		{tool: &mcp.Tool{Name: "dir2mcp.stats", Title: "Index status",
 			Description:  "Indexing progress and health: counters, models in use, vector index sizes.",
 			OutputSchema: outputSchema(statsOutput), Annotations: readOnly("Index status")},
 			run: s.stats},
+		{tool: &mcp.Tool{Name: "dir2mcp.diff", Title: "Files changed since indexing",
+			Description:  "Lists the files added, modified and deleted under the root since the last index run (what the next run would index again), comparing content hashes where size or mtime changed.",
+			OutputSchema: outputSchema(diffOutput), Annotations: readOnly("Files changed since indexing")},
+			in: diffParams, run: s.diff, expensive: true},
 	}, append(s.fileTools(), s.providerTools()...)...)
 	for _, d := range defs {
 		d.tool.InputSchema = inputSchema(d.in)

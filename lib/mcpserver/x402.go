@@ -115,8 +115,8 @@ func paymentOf(call *mcp.CallToolRequest) (json.RawMessage, bool) {
 
 // toolErrorCode is the canonical code of a failed tool result.
 func toolErrorCode(r *mcp.CallToolResult) string {
-	if te, ok := r.StructuredContent.(toolError); ok && te.Error.Code != "" {
-		return te.Error.Code
+	if c := resultCode(r); c != "TOOL_ERROR" {
+		return c
 	}
 	return "tool_error"
 }

@@ -111,7 +111,7 @@ func (e *Engine) Search(ctx context.Context, req Request) (Result, error) {
 	q := lexical.Parse(req.Query)
 	route := chooseRoute(req)
 	res := Result{Query: req.Query, K: req.K, IndexUsed: route.used, Hits: []Hit{}}
-	filter := store.ChunkFilter{PathPrefix: req.PathPrefix, DocTypes: req.DocTypes}
+	filter := store.ChunkFilter{PathPrefix: req.PathPrefix, Within: req.Within, DocTypes: req.DocTypes}
 	if glob != nil {
 		filter.Match = func(p string) bool { return glob.Match(p, false) }
 	}

@@ -42,10 +42,13 @@ type Request struct {
 	K          int // 1..50; 0 = default 10
 	Index      string
 	PathPrefix string
-	FileGlob   string
-	DocTypes   []string
-	Mode       string
-	In         string // both | title | content
+	// Within limits hits to these rel_path prefixes (the caller's scope,
+	// lib/corpus), applied in the index before ranking; nil = anywhere.
+	Within   []string
+	FileGlob string
+	DocTypes []string
+	Mode     string
+	In       string // both | title | content
 	// Explain fills Result.Candidates with every fused candidate and its
 	// per-channel evidence (for evaluation and debugging; costs a read of
 	// every candidate's span).

@@ -128,7 +128,7 @@ func (e *Engine) searchKind(ctx context.Context, ix *vector.Index, q []float32, 
 
 // passes applies a chunk filter to chunk metadata.
 func passes(m store.ChunkRef, f store.ChunkFilter) bool {
-	if f.PathPrefix != "" && !strings.HasPrefix(m.RelPath, f.PathPrefix) {
+	if f.PathPrefix != "" && !strings.HasPrefix(m.RelPath, f.PathPrefix) || !store.Within(m.RelPath, f.Within) {
 		return false
 	}
 	if len(f.DocTypes) > 0 && !slices.Contains(f.DocTypes, m.DocType) {

@@ -34,6 +34,8 @@ const (
 	TokenFile      = "secret.token"
 	CorpusFile     = "corpus.json"
 	IngestLog      = "ingest.log"
+	// AuditLog is the audit log of tool calls (rotated as audit.jsonl.1 …).
+	AuditLog = "audit.jsonl"
 )
 
 // Payment files (SPEC §4.1), under PaymentsDir; they exist only when x402

@@ -2,10 +2,13 @@ package store
 
 import "context"
 
-// DocQuery selects live documents by their metadata (find, list_files).
-// Zero fields select everything.
+// DocQuery selects live documents by their metadata (find, list_files,
+// status). Zero fields select everything, but for MaxSize (see there).
 type DocQuery struct {
 	PathPrefix string
+	// Within keeps only rel_paths under these prefixes (a credential's
+	// scope; see Within); nil = anywhere.
+	Within []string
 	// After keeps only rel_paths sorting after it (keyset paging).
 	After    string
 	DocTypes []string
@@ -15,8 +18,9 @@ type DocQuery struct {
 	// ModifiedSince (inclusive) and ModifiedBefore (exclusive) bound
 	// mtime_unix; 0 is unbounded.
 	ModifiedSince, ModifiedBefore int64
-	// HideCodes leaves out documents whose error_code is one of these.
-	HideCodes []string
+	// HideCodes leaves out documents whose error_code is one of these;
+	// OnlyCodes keeps only those whose error_code is one of these.
+	HideCodes, OnlyCodes []string
 }
 
 // listCols are the columns of a listing: Documents fills only RelPath,
@@ -38,6 +42,8 @@ func (s *Store) Documents(ctx context.Context, q DocQuery, keep func(Doc) bool, 
 	}
 	lo, hi := prefixRange(q.PathPrefix)
 	and(q.PathPrefix != "", "rel_path >= ? AND rel_path < ?", lo, hi)
+	cond, within := withinSQL("rel_path", q.Within)
+	and(cond != "", cond, within...)
 	and(q.After != "", "rel_path > ?", q.After)
 	and(len(q.DocTypes) > 0, "doc_type IN ("+placeholders(len(q.DocTypes))+")", strs(q.DocTypes)...)
 	and(q.MinSize > 0, "size_bytes >= ?", q.MinSize)
@@ -45,6 +51,7 @@ func (s *Store) Documents(ctx context.Context, q DocQuery, keep func(Doc) bool, 
 	and(q.ModifiedSince != 0, "mtime_unix >= ?", q.ModifiedSince)
 	and(q.ModifiedBefore != 0, "mtime_unix < ?", q.ModifiedBefore)
 	and(len(q.HideCodes) > 0, "COALESCE(error_code, '') NOT IN ("+placeholders(len(q.HideCodes))+")", strs(q.HideCodes)...)
+	and(len(q.OnlyCodes) > 0, "error_code IN ("+placeholders(len(q.OnlyCodes))+")", strs(q.OnlyCodes)...)
 	rows, err := s.rd.QueryContext(ctx, "SELECT "+listCols+" FROM documents"+where+" ORDER BY rel_path", args...)
 	if err != nil {
 		return nil, wrapRead(err, "list documents")

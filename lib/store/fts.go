@@ -10,6 +10,9 @@ import (
 // ChunkFilter restricts which chunks a search may return.
 type ChunkFilter struct {
 	PathPrefix string
+	// Within restricts hits to these rel_path prefixes (a credential's
+	// scope; see Within), in SQL, before ranking.
+	Within     []string
 	DocTypes   []string
 	IndexKinds []string
 	// Match is an extra rel_path predicate (file_glob) applied after SQL.
@@ -18,7 +21,7 @@ type ChunkFilter struct {
 
 // Empty reports whether f accepts every chunk.
 func (f ChunkFilter) Empty() bool {
-	return f.PathPrefix == "" && len(f.DocTypes) == 0 && len(f.IndexKinds) == 0 && f.Match == nil
+	return f.PathPrefix == "" && len(f.Within) == 0 && len(f.DocTypes) == 0 && len(f.IndexKinds) == 0 && f.Match == nil
 }
 
 // Scored is a chunk id with a channel score (higher is better).
@@ -53,6 +56,10 @@ WHERE chunks_fts MATCH ?`)
 			lo, hi := prefixRange(f.PathPrefix)
 			q.WriteString(" AND d.rel_path >= ? AND d.rel_path < ?")
 			args = append(args, lo, hi)
+		}
+		if cond, a := withinSQL("d.rel_path", f.Within); cond != "" {
+			q.WriteString(" AND " + cond)
+			args = append(args, a...)
 		}
 		if len(f.DocTypes) > 0 {
 			q.WriteString(" AND d.doc_type IN (" + placeholders(len(f.DocTypes)) + ")")

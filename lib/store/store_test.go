@@ -273,26 +273,6 @@ func TestEmbeddingStatusLifecycle(t *testing.T) {
 	}
 }
 
-func TestListDocumentsPaging(t *testing.T) {
-	s, _ := openTest(t)
-	for _, p := range []string{"a/1.go", "a/2.go", "b/3.go", "b/4.md", "c/5.go"} {
-		put(t, s, p, p, "text of "+p)
-	}
-	ctx := context.Background()
-	docs, total, err := s.ListDocuments(ctx, DocFilter{}, 2, 1)
-	if err != nil || total != 5 || len(docs) != 2 || docs[0].RelPath != "a/2.go" || docs[1].RelPath != "b/3.go" {
-		t.Fatalf("page: %v %d %v", docs, total, err)
-	}
-	docs, total, _ = s.ListDocuments(ctx, DocFilter{PathPrefix: "b/"}, 10, 0)
-	if total != 2 || len(docs) != 2 {
-		t.Fatalf("prefix: %d %v", total, docs)
-	}
-	docs, total, _ = s.ListDocuments(ctx, DocFilter{Match: func(p string) bool { return strings.HasSuffix(p, ".go") }}, 2, 1)
-	if total != 4 || len(docs) != 2 || docs[0].RelPath != "a/2.go" || docs[1].RelPath != "b/3.go" {
-		t.Fatalf("glob page: %v %d", docs, total)
-	}
-}
-
 func TestDocumentsByMetadata(t *testing.T) {
 	s, _ := openTest(t)
 	ctx := context.Background()
@@ -332,6 +312,8 @@ func TestDocumentsByMetadata(t *testing.T) {
 	}{
 		{DocQuery{MaxSize: -1}, nil, 0, "a/1.go,a/2.md,b/3.go,b/4.pdf"},
 		{DocQuery{MaxSize: -1, HideCodes: []string{"SECRET_EXCLUDED"}}, nil, 0, "a/1.go,a/2.md,b/3.go"},
+		{DocQuery{MaxSize: -1, OnlyCodes: []string{"SECRET_EXCLUDED"}}, nil, 0, "b/4.pdf"},
+		{DocQuery{MaxSize: -1, Within: []string{"a/2.md", "b"}}, nil, 0, "a/2.md,b/3.go,b/4.pdf"},
 		{DocQuery{MaxSize: -1, After: "a/2.md"}, nil, 0, "b/3.go,b/4.pdf"},
 		{DocQuery{MaxSize: -1, PathPrefix: "b/", DocTypes: []string{record.DocCode}}, nil, 0, "b/3.go"},
 		{DocQuery{MinSize: 200, MaxSize: 300}, nil, 0, "a/2.md,b/3.go"},

@@ -80,6 +80,7 @@ try {
     ['dir2mcp.open_file', { rel_path: text?.name ?? 'README.md', start_line: 1, end_line: 5 }],
     ['dir2mcp.list_files', { limit: 5 }],
     ['dir2mcp.stats', {}],
+    ['dir2mcp.diff', { limit: 5 }],
     ['dir2mcp.grep', { pattern: 'Entry', context: 1, max_matches: 2 }],
     ['dir2mcp.grep', { pattern: '(?i)ledger', max_tokens: 60 }],
     ['dir2mcp.find', { glob: '**/*.go', sort: 'size' }],
