@@ -8,6 +8,7 @@ import (
 	"github.com/dir2mcp/dir2mcp/lib/lexical"
 	"github.com/dir2mcp/dir2mcp/lib/record"
 	"github.com/dir2mcp/dir2mcp/lib/srcmap"
+	"github.com/dir2mcp/dir2mcp/lib/textsplit"
 )
 
 // Snippet limits.
@@ -193,13 +194,13 @@ func declarationBounds(lines []string, lo, hi int) (int, int) {
 	if first == hi || chunk.DefinedName(lines[first]) != "" {
 		return lo, hi
 	}
-	ind := indent(lines[first])
+	ind := textsplit.Indent(lines[first])
 	for i := first - 1; i >= 0 && first-i <= bodyReach; i-- {
 		t := strings.TrimSpace(lines[i])
 		if t == "" || isComment(t) {
 			continue
 		}
-		in := indent(lines[i])
+		in := textsplit.Indent(lines[i])
 		if in < ind && chunk.DefinedName(lines[i]) != "" {
 			return i, hi
 		}
@@ -219,22 +220,6 @@ func isComment(t string) bool {
 		}
 	}
 	return false
-}
-
-// indent is the width of a line's leading whitespace (a tab counts 4).
-func indent(l string) int {
-	n := 0
-	for _, r := range l {
-		switch r {
-		case ' ':
-			n++
-		case '\t':
-			n += 4
-		default:
-			return n
-		}
-	}
-	return n
 }
 
 // snippetMap is the map of the snippet made of lines [lo, hi) (at most

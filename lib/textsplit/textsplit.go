@@ -260,3 +260,19 @@ func FenceMarker(line string) string {
 	}
 	return t[:n]
 }
+
+// Indent is the width of a line's leading white space, a tab counting 4.
+func Indent(line string) int {
+	n := 0
+	for _, r := range line {
+		switch r {
+		case ' ':
+			n++
+		case '\t':
+			n += 4
+		default:
+			return n
+		}
+	}
+	return n
+}

@@ -3,6 +3,8 @@ package main
 import (
 	"regexp"
 	"strings"
+
+	"github.com/dir2mcp/dir2mcp/lib/textsplit"
 )
 
 var (
@@ -36,7 +38,7 @@ func pyPairs(src source, dir string) ([]pair, error) {
 			if m == nil {
 				continue
 			}
-			ind := indent(lines[i])
+			ind := textsplit.Indent(lines[i])
 			for len(classes) > 0 && classes[len(classes)-1].indent >= ind {
 				classes = classes[:len(classes)-1]
 			}
@@ -86,7 +88,7 @@ func pyPairs(src source, dir string) ([]pair, error) {
 			// Body: the lines after the docstring indented deeper than the def.
 			code := append([]string(nil), lines[i:sig+1]...)
 			for k := end + 1; k < len(lines) && k < end+1+maxDeclLines; k++ {
-				if strings.TrimSpace(lines[k]) != "" && indent(lines[k]) <= ind {
+				if strings.TrimSpace(lines[k]) != "" && textsplit.Indent(lines[k]) <= ind {
 					break
 				}
 				code = append(code, lines[k])

@@ -3,6 +3,8 @@ package main
 import (
 	"regexp"
 	"strings"
+
+	"github.com/dir2mcp/dir2mcp/lib/textsplit"
 )
 
 var (
@@ -28,8 +30,8 @@ func rustPairs(src source, dir string) ([]pair, error) {
 		implDepth := 0 // indentation of that impl line
 		for i := 0; i < len(raw); i++ {
 			if m := rustImpl.FindStringSubmatch(strings.TrimSpace(raw[i])); m != nil {
-				impl, implDepth = m[1], indent(raw[i])
-			} else if impl != "" && strings.TrimSpace(raw[i]) == "}" && indent(raw[i]) <= implDepth {
+				impl, implDepth = m[1], textsplit.Indent(raw[i])
+			} else if impl != "" && strings.TrimSpace(raw[i]) == "}" && textsplit.Indent(raw[i]) <= implDepth {
 				impl = ""
 			}
 			if !rustDocLine.MatchString(raw[i]) {
@@ -53,7 +55,7 @@ func rustPairs(src source, dir string) ([]pair, error) {
 				continue
 			}
 			ident := m[2]
-			if m[1] == "fn" && impl != "" && indent(raw[k]) > implDepth {
+			if m[1] == "fn" && impl != "" && textsplit.Indent(raw[k]) > implDepth {
 				ident = impl + "." + ident
 			}
 			c.add(rel, ident, strings.Split(doc, "\n# ")[0], braceBlock(lines, k, maxDeclLines))
@@ -74,20 +76,4 @@ func skipAttribute(lines []string, k int) int {
 		}
 	}
 	return len(lines)
-}
-
-// indent is the width of a line's leading white space (a tab counts 4).
-func indent(l string) int {
-	n := 0
-	for _, c := range l {
-		switch c {
-		case ' ':
-			n++
-		case '\t':
-			n += 4
-		default:
-			return n
-		}
-	}
-	return n
 }
