@@ -102,7 +102,7 @@ func Default() *Config {
 			SessionInactivityTimeout: Duration(24 * time.Hour),
 			SessionMaxLifetime:       0,
 			MaxBodyBytes:             4 << 20,
-			RateLimit:                RateLimit{RPS: 50, Burst: 100, ExpensiveRPS: 2, ExpensiveBurst: 5},
+			RateLimit:                RateLimit{RPS: 1000, Burst: 2000, ExpensiveRPS: 2, ExpensiveBurst: 5},
 			Tools:                    []string{},
 		},
 		Secrets: SecretsConfig{

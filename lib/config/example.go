@@ -166,8 +166,8 @@ server:
   session_max_lifetime: "0"
   max_body_bytes: 4194304  # largest accepted request body (4 MiB)
   rate_limit:              # per client; rps 0 turns a tier off
-    rps: 50
-    burst: 100
+    rps: 1000
+    burst: 2000
     expensive_rps: 2       # ask/transcribe tier
     expensive_burst: 5
   tools: []              # serve only these tools (flag --tools); empty = all
