@@ -199,8 +199,12 @@ func (e *Engine) Search(ctx context.Context, req Request) (Result, error) {
 	list := make([]*candidate, 0, len(cands))
 	for _, c := range cands {
 		if c.known {
-			c.defines = q.Name != "" && namesIn(c.ref.Context, q.Name)
 			list = append(list, c)
+		}
+	}
+	if q.Name != "" {
+		if err := e.markDefinitions(ctx, list, q.Name); err != nil {
+			return Result{}, err
 		}
 	}
 	wv := e.Tuning.VectorWeight
@@ -380,6 +384,22 @@ const exactBonus = 0.2
 // context holds the one name the query is: the chunk that defines
 // ThreadPoolExecutor, not the many that import or call it.
 const defineBonus = 0.5
+
+// markDefinitions sets defines on the candidates whose context names name.
+func (e *Engine) markDefinitions(ctx context.Context, list []*candidate, name string) error {
+	ids := make([]int64, len(list))
+	for i, c := range list {
+		ids[i] = c.id
+	}
+	contexts, err := e.Store.ChunkContexts(ctx, ids)
+	if err != nil {
+		return err
+	}
+	for _, c := range list {
+		c.defines = namesIn(contexts[c.id], name)
+	}
+	return nil
+}
 
 // namesIn reports whether name occurs whole, with its case, among the
 // words of a chunk context.

@@ -43,6 +43,9 @@ def haversine_distance(lat1, lon1, lat2, lon2):
 	"docs/archive.md": "# Archives\n\nA tar archive is a sequence of entries, each with a header and file data.\n\nThe reader walks entries one by one.\n",
 	"docs/dome.md":    "# Dome\n\nClose the dome when the wind is strong.\n",
 	"notes/misc.txt":  "The quarterly budget review is on Friday.\n",
+	// purge is called three times in one file and defined once in another.
+	"cleanup/run.py":  "from cleanup.tree import purge\n\ndef main(paths):\n    purge(paths[0])\n    purge(paths[1])\n    purge(paths[2])\n",
+	"cleanup/tree.py": "import os\n\n\ndef purge(path):\n    os.remove(path)\n",
 }
 
 type env struct {
@@ -256,6 +259,25 @@ func TestTestFilesAreDemotedUnlessAsked(t *testing.T) {
 	} {
 		if got := retrieve.IsTestFile(p); got != want {
 			t.Errorf("IsTestFile(%q) = %v", p, got)
+		}
+	}
+}
+
+func TestOneNameFindsItsDefinition(t *testing.T) {
+	e := setup(t)
+	for _, mode := range []string{retrieve.ModeHybrid, retrieve.ModeLexical} {
+		r := search(t, e, retrieve.Request{Query: "purge", Mode: mode})
+		if len(r.Hits) == 0 || r.Hits[0].RelPath != "cleanup/tree.py" {
+			t.Fatalf("%s: hits %v, want the definition in cleanup/tree.py first", mode, paths(r))
+		}
+		if h := r.Hits[0]; h.Span.StartLine != 4 || !strings.HasPrefix(h.Snippet, "def purge(path):") {
+			t.Errorf("%s: span %+v snippet %q, want the def line first", mode, h.Span, h.Snippet)
+		}
+	}
+	r := search(t, e, retrieve.Request{Query: "purge", Explain: true})
+	for _, c := range r.Candidates {
+		if want := c.RelPath == "cleanup/tree.py"; c.Defines != want {
+			t.Errorf("%s: defines = %v, want %v", c.RelPath, c.Defines, want)
 		}
 	}
 }

@@ -493,9 +493,6 @@ type ChunkRef struct {
 	RelPath   string
 	DocType   string
 	IndexKind string
-	// Context is the chunk's context (the names code defines, the headings
-	// prose sits under).
-	Context string
 }
 
 // ChunkRefs returns refs for the live chunks among ids (deleted or unknown
@@ -505,7 +502,7 @@ func (s *Store) ChunkRefs(ctx context.Context, ids []int64) (map[int64]ChunkRef,
 	for len(ids) > 0 {
 		n := min(len(ids), 500)
 		in, args := inList(ids[:n])
-		rows, err := s.rd.QueryContext(ctx, `SELECT c.chunk_id, d.rel_path, d.doc_type, c.index_kind, c.context
+		rows, err := s.rd.QueryContext(ctx, `SELECT c.chunk_id, d.rel_path, d.doc_type, c.index_kind
 FROM chunks c JOIN documents d ON d.doc_id = c.doc_id
 WHERE c.chunk_id IN (`+in+`) AND c.deleted = 0 AND d.deleted = 0`, args...)
 		if err != nil {
@@ -514,7 +511,7 @@ WHERE c.chunk_id IN (`+in+`) AND c.deleted = 0 AND d.deleted = 0`, args...)
 		for rows.Next() {
 			var id int64
 			var r ChunkRef
-			if err := rows.Scan(&id, &r.RelPath, &r.DocType, &r.IndexKind, &r.Context); err != nil {
+			if err := rows.Scan(&id, &r.RelPath, &r.DocType, &r.IndexKind); err != nil {
 				rows.Close()
 				return nil, wrapRead(err, "read chunks")
 			}
@@ -523,6 +520,37 @@ WHERE c.chunk_id IN (`+in+`) AND c.deleted = 0 AND d.deleted = 0`, args...)
 		rows.Close()
 		if err := rows.Err(); err != nil {
 			return nil, wrapRead(err, "read chunks")
+		}
+		ids = ids[n:]
+	}
+	return out, nil
+}
+
+// ChunkContexts returns the context of the live chunks among ids that have
+// one. It is kept apart from ChunkRefs: the context column follows the
+// text in a chunk's row, so reading it walks a long text's overflow pages.
+func (s *Store) ChunkContexts(ctx context.Context, ids []int64) (map[int64]string, error) {
+	out := make(map[int64]string, len(ids))
+	for len(ids) > 0 {
+		n := min(len(ids), 500)
+		in, args := inList(ids[:n])
+		rows, err := s.rd.QueryContext(ctx, `SELECT chunk_id, context FROM chunks
+WHERE chunk_id IN (`+in+`) AND deleted = 0 AND context != ''`, args...)
+		if err != nil {
+			return nil, wrapRead(err, "read chunk contexts")
+		}
+		for rows.Next() {
+			var id int64
+			var c string
+			if err := rows.Scan(&id, &c); err != nil {
+				rows.Close()
+				return nil, wrapRead(err, "read chunk contexts")
+			}
+			out[id] = c
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, wrapRead(err, "read chunk contexts")
 		}
 		ids = ids[n:]
 	}
