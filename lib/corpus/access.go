@@ -63,7 +63,9 @@ func (a *Access) Check(rel string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if st := a.StateDir; abs == st || strings.HasPrefix(abs, st+string(filepath.Separator)) {
+	// Compared without case: on a case-insensitive file system
+	// ".DIR2MCP/secret.token" is the state dir's token.
+	if st := a.StateDir; strings.EqualFold(abs, st) || (len(abs) > len(st) && strings.EqualFold(abs[:len(st)+1], st+string(filepath.Separator))) {
 		return "", errcode.FieldError(errcode.Forbidden, "rel_path", "%s is inside the dir2mcp state directory and is never served", clean)
 	}
 	names := []string{clean}

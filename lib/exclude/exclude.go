@@ -96,11 +96,23 @@ func (e *Engine) Fingerprint() string {
 // a/node_modules/b/c.js, and a directory is excluded when a pattern excludes
 // everything inside it ("x/**") and no negated pattern could re-include a
 // part. A leading "/" is ignored; a path that leaves the root ("../x") is
-// always excluded.
+// always excluded. Matching ignores case as well: on a case-insensitive
+// file system ".ENV" is the file ".env", so a path excluded in any case
+// spelling is excluded (on a case-sensitive one this errs on the safe side).
 func (e *Engine) PathExcluded(relPath string) (pattern string, ok bool) {
 	if e == nil {
 		e = Default()
 	}
+	if pat, ok := e.pathExcluded(relPath); ok {
+		return pat, true
+	}
+	if lower := strings.ToLower(relPath); lower != relPath {
+		return e.pathExcluded(lower)
+	}
+	return "", false
+}
+
+func (e *Engine) pathExcluded(relPath string) (pattern string, ok bool) {
 	isDir := strings.HasSuffix(relPath, "/")
 	p := path.Clean("/" + relPath)[1:] // rooted clean: no "..", no leading "/"
 	if c := path.Clean(relPath); c == ".." || strings.HasPrefix(c, "../") {

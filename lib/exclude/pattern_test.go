@@ -106,3 +106,15 @@ func TestRulesLastMatchWins(t *testing.T) {
 		}
 	}
 }
+
+func TestPathExcludedIgnoresCase(t *testing.T) {
+	e := Default()
+	for _, p := range []string{".env", ".Env", "sub/.ENV", "keys/ID_RSA"} {
+		if _, ok := e.PathExcluded(p); !ok {
+			t.Errorf("%s not excluded", p)
+		}
+	}
+	if pat, ok := e.PathExcluded("docs/README.md"); ok {
+		t.Errorf("docs/README.md excluded by %s", pat)
+	}
+}
