@@ -7,7 +7,10 @@ package mcpserver
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
+	"math"
+	"os"
 	"slices"
 	"sync"
 	"time"
@@ -25,6 +28,7 @@ import (
 	"github.com/dir2mcp/dir2mcp/lib/ratelimit"
 	"github.com/dir2mcp/dir2mcp/lib/retrieve"
 	"github.com/dir2mcp/dir2mcp/lib/rootfs"
+	"github.com/dir2mcp/dir2mcp/lib/rpcframe"
 	"github.com/dir2mcp/dir2mcp/lib/state"
 	"github.com/dir2mcp/dir2mcp/lib/store"
 	"github.com/dir2mcp/dir2mcp/lib/version"
@@ -346,5 +350,30 @@ func errorResult(e *errcode.Error) *mcp.CallToolResult {
 // ServeStdio serves the protocol over stdin/stdout until ctx ends or the
 // client closes stdin. Nothing but JSON-RPC is written to stdout.
 func (s *Server) ServeStdio(ctx context.Context) error {
-	return s.MCP().Run(ctx, &mcp.StdioTransport{})
+	return s.ServeIO(ctx, os.Stdin, os.Stdout)
 }
+
+// ServeIO serves the protocol over newline-delimited JSON-RPC on in and
+// out until ctx ends or in does. A malformed message (not JSON, not a
+// request, a batch, an id that would not survive decoding, a line over
+// server.max_body_bytes) is answered with a JSON-RPC error and the session
+// goes on (rpcframe.Filter).
+func (s *Server) ServeIO(ctx context.Context, in io.Reader, out io.Writer) error {
+	maxLine := 0
+	if s.Config != nil {
+		maxLine = int(min(s.Config.Server.MaxBodyBytes, math.MaxInt32))
+	}
+	if maxLine <= 0 {
+		maxLine = rpcframe.DefaultMaxLine
+	}
+	out = rpcframe.SyncWriter(out)
+	return s.MCP().Run(ctx, &mcp.IOTransport{
+		Reader: rpcframe.Filter(in, out, maxLine), Writer: nopCloser{out},
+		MaxLineLength: maxLine + 1, // the filter already bounds each line
+	})
+}
+
+// nopCloser leaves stdout open when the session ends.
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }
