@@ -21,6 +21,7 @@ import (
 	"github.com/dir2mcp/dir2mcp/lib/ratelimit"
 	"github.com/dir2mcp/dir2mcp/lib/tokens"
 	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // guard applies the Host and Origin checks, the rate limit and bearer auth
@@ -119,7 +120,7 @@ func auditRefusal(o Options, r *http.Request, label string, now time.Time) {
 	if r.Body != nil {
 		limit := o.MaxBodyBytes
 		if limit <= 0 {
-			limit = 4 << 20
+			limit = mcp.DefaultMaxRequestBodyBytes
 		}
 		body, _ := io.ReadAll(io.LimitReader(r.Body, limit))
 		var msg struct {

@@ -118,6 +118,6 @@ func New(srv *mcp.Server, o Options) *Handler {
 	mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "name": "dir2mcp", "version": version.Version})
 	})
-	mux.Handle(o.Path, guard(o, table))
+	mux.Handle(o.Path, guard(o, checkIDs(o.MaxBodyBytes, table)))
 	return &Handler{mux: mux, sessions: table}
 }

@@ -155,3 +155,25 @@ func checkResponse(m map[string]json.RawMessage, id json.RawMessage) *Refusal {
 	}
 	return nil
 }
+
+// CheckIDs applies only the id rule of Check to a message or to each
+// message of a batch (an HTTP body, whose other faults the SDK answers
+// itself). It returns nil when every id may reach the SDK, and for a body
+// that is not JSON.
+func CheckIDs(body []byte) *Refusal {
+	var batch []map[string]json.RawMessage
+	if json.Unmarshal(body, &batch) != nil {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(body, &m) != nil {
+			return nil
+		}
+		batch = append(batch, m)
+	}
+	for _, m := range batch {
+		raw, ok := m["id"]
+		if _, r := checkID(raw, ok); r != nil {
+			return r
+		}
+	}
+	return nil
+}
