@@ -31,7 +31,7 @@ func refuseAuth(w http.ResponseWriter, reason string) {
 }
 
 // quotable keeps the characters RFC 6750 allows in error_description
-// (printable ASCII except '"' and '\'); others become '?', quotes '\''.
+// (printable ASCII except '"' and '\'); others become '?', quotes '\”.
 func quotable(s string) string {
 	return strings.Map(func(r rune) rune {
 		switch {
