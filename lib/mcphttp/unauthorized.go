@@ -31,7 +31,8 @@ func refuseAuth(w http.ResponseWriter, reason string) {
 }
 
 // quotable keeps the characters RFC 6750 allows in error_description
-// (printable ASCII except '"' and '\'); others become '?', quotes '\”.
+// (printable ASCII but the double quote and the backslash): a double quote
+// becomes a single one, anything else outside the set a question mark.
 func quotable(s string) string {
 	return strings.Map(func(r rune) rune {
 		switch {
