@@ -274,25 +274,16 @@ func allowedHosts(cfg *config.Config) []string {
 }
 
 // serverLogger logs the server's own events (session expiry, refusals,
-// tool failures) to stderr, redacted.
+// tool failures) as notice events, in the format of every other event
+// (human lines on stderr, or NDJSON with --json), redacted.
 func serverLogger(e *env) *slog.Logger {
-	return slog.New(slog.NewTextHandler(redactingWriter{e.stderr}, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	return slog.New(e.ev.LogHandler(slog.LevelInfo))
 }
 
-// sdkLogger carries the MCP SDK's transport diagnostics: warnings only.
+// sdkLogger carries the MCP SDK's transport diagnostics: warnings only,
+// in the same format.
 func sdkLogger(e *env) *slog.Logger {
-	return slog.New(slog.NewTextHandler(redactingWriter{e.stderr}, &slog.HandlerOptions{Level: slog.LevelWarn}))
-}
-
-type redactingWriter struct {
-	w interface{ Write([]byte) (int, error) }
-}
-
-func (r redactingWriter) Write(p []byte) (int, error) {
-	if _, err := r.w.Write([]byte(events.Redact(string(p)))); err != nil {
-		return 0, err
-	}
-	return len(p), nil
+	return slog.New(e.ev.LogHandler(slog.LevelWarn))
 }
 
 // connection is the connection block for clients.
