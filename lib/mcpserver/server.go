@@ -355,9 +355,10 @@ func (s *Server) ServeStdio(ctx context.Context) error {
 
 // ServeIO serves the protocol over newline-delimited JSON-RPC on in and
 // out until ctx ends or in does. A malformed message (not JSON, not a
-// request, a batch, an id that would not survive decoding, a line over
-// server.max_body_bytes) is answered with a JSON-RPC error and the session
-// goes on (rpcframe.Filter).
+// request, an id that would not survive decoding, a line over
+// server.max_body_bytes, a batch unless the client asked for 2025-03-26)
+// is answered with a JSON-RPC error and the session goes on
+// (rpcframe.Filter).
 func (s *Server) ServeIO(ctx context.Context, in io.Reader, out io.Writer) error {
 	maxLine := 0
 	if s.Config != nil {
@@ -366,9 +367,15 @@ func (s *Server) ServeIO(ctx context.Context, in io.Reader, out io.Writer) error
 	if maxLine <= 0 {
 		maxLine = rpcframe.DefaultMaxLine
 	}
+	var batchVersions []string // MCP removed batches in 2025-06-18
+	for _, v := range ProtocolVersions {
+		if v < "2025-06-18" {
+			batchVersions = append(batchVersions, v)
+		}
+	}
 	out = rpcframe.SyncWriter(out)
 	return s.MCP().Run(ctx, &mcp.IOTransport{
-		Reader: rpcframe.Filter(in, out, maxLine), Writer: nopCloser{out},
+		Reader: rpcframe.Filter(in, out, maxLine, batchVersions...), Writer: nopCloser{out},
 		MaxLineLength: maxLine + 1, // the filter already bounds each line
 	})
 }

@@ -177,3 +177,34 @@ func CheckIDs(body []byte) *Refusal {
 	}
 	return nil
 }
+
+// CheckBatch validates a JSON-RPC batch for a session whose protocol
+// version still has batches (MCP 2025-03-26): a non-empty array of
+// messages that each pass Check, with no request id twice.
+func CheckBatch(msg []byte) *Refusal {
+	var batch []json.RawMessage
+	if err := json.Unmarshal(msg, &batch); err != nil {
+		return Check(msg)
+	}
+	if len(batch) == 0 {
+		return invalid(nil, "empty batch")
+	}
+	seen := map[string]bool{}
+	for i, m := range batch {
+		if r := Check(m); r != nil {
+			return invalid(nil, "batch message %d: %s", i+1, r.Message)
+		}
+		var e struct {
+			ID     json.RawMessage `json:"id"`
+			Method *string         `json:"method"`
+		}
+		_ = json.Unmarshal(m, &e)
+		if e.ID != nil && e.Method != nil {
+			if seen[string(e.ID)] {
+				return invalid(nil, "batch message %d repeats the id %s", i+1, e.ID)
+			}
+			seen[string(e.ID)] = true
+		}
+	}
+	return nil
+}

@@ -3,9 +3,11 @@ package rpcframe
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 )
 
@@ -33,13 +35,15 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 // answers itself (a SyncWriter shared with the SDK's output) and goes on
 // reading: one bad line never ends the stream. A line longer than maxLine
 // bytes (0: DefaultMaxLine) is discarded unbuffered and answered -32600;
-// blank lines are skipped. Closing the filter closes in if it is an
-// io.Closer.
-func Filter(in io.Reader, answers io.Writer, maxLine int) io.ReadCloser {
+// blank lines are skipped. Batches are refused unless the client's
+// initialize asked for one of batchVersions (protocol versions that still
+// have them); then CheckBatch applies. Closing the filter closes in if it
+// is an io.Closer.
+func Filter(in io.Reader, answers io.Writer, maxLine int, batchVersions ...string) io.ReadCloser {
 	if maxLine <= 0 {
 		maxLine = DefaultMaxLine
 	}
-	return &filter{in: in, br: bufio.NewReaderSize(in, 64<<10), out: answers, max: maxLine}
+	return &filter{in: in, br: bufio.NewReaderSize(in, 64<<10), out: answers, max: maxLine, batchVersions: batchVersions}
 }
 
 type filter struct {
@@ -49,6 +53,9 @@ type filter struct {
 	max     int
 	pending []byte // the rest of an accepted line, newline included
 	line    []byte
+
+	batchVersions []string
+	batches       bool // the session's protocol version has batches
 }
 
 func (f *filter) Read(p []byte) (int, error) {
@@ -78,8 +85,12 @@ func (f *filter) next() ([]byte, error) {
 			r = invalid(nil, "the message is longer than %d bytes (the limit of one message, server.max_body_bytes)", f.max)
 		case len(bytes.TrimSpace(line)) == 0:
 			continue
+		case f.batches && bytes.HasPrefix(bytes.TrimSpace(line), []byte("[")):
+			r = CheckBatch(line)
 		default:
-			r = Check(line)
+			if r = Check(line); r == nil {
+				f.noteInitialize(line)
+			}
 		}
 		if r == nil {
 			return append(bytes.TrimSpace(line), '\n'), nil
@@ -121,4 +132,21 @@ func (f *filter) Close() error {
 		return c.Close()
 	}
 	return nil
+}
+
+// noteInitialize records whether an initialize request asks for a protocol
+// version with batches (the SDK then negotiates that version).
+func (f *filter) noteInitialize(line []byte) {
+	if len(f.batchVersions) == 0 || !bytes.Contains(line, []byte(`"initialize"`)) {
+		return
+	}
+	var m struct {
+		Method string `json:"method"`
+		Params struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(line, &m) == nil && m.Method == "initialize" {
+		f.batches = slices.Contains(f.batchVersions, m.Params.ProtocolVersion)
+	}
 }

@@ -73,3 +73,29 @@ func TestCheckIDs(t *testing.T) {
 		}
 	}
 }
+
+// Batches pass only after an initialize asking for a version that has
+// them, and only when every message in them is valid.
+func TestFilterBatchesByVersion(t *testing.T) {
+	init := func(v string) string {
+		return `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"` + v + `"}}`
+	}
+	batch := `[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/x"}]`
+	for _, tc := range []struct {
+		lines    []string
+		passed   int // lines through
+		refusals int
+	}{
+		{[]string{init("2025-03-26"), batch}, 2, 0},
+		{[]string{init("2025-11-25"), batch}, 1, 1},
+		{[]string{batch}, 0, 1},
+		{[]string{init("2025-03-26"), `[]`, `[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":1,"method":"ping"}]`,
+			`[{"jsonrpc":"2.0","id":1.5,"method":"ping"}]`}, 1, 3},
+	} {
+		var answers bytes.Buffer
+		got, _ := io.ReadAll(Filter(strings.NewReader(strings.Join(tc.lines, "\n")+"\n"), &answers, 0, "2025-03-26"))
+		if n := strings.Count(string(got), "\n"); n != tc.passed || strings.Count(answers.String(), "-32600") != tc.refusals {
+			t.Errorf("%v: passed %d lines, answered %q; want %d passed, %d refusals", tc.lines, n, answers.String(), tc.passed, tc.refusals)
+		}
+	}
+}
