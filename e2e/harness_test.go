@@ -222,6 +222,12 @@ type rpcResponse struct {
 func (c *mcp) rawPost(msg map[string]any, hdr map[string]string) (*http.Response, []byte) {
 	c.t.Helper()
 	body, _ := json.Marshal(msg)
+	return c.rawPostBody(body, hdr)
+}
+
+// rawPostBody is rawPost with the body exactly as given.
+func (c *mcp) rawPostBody(body []byte, hdr map[string]string) (*http.Response, []byte) {
+	c.t.Helper()
 	req, _ := http.NewRequest("POST", c.srv.url, bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")

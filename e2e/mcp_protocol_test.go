@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -29,33 +28,15 @@ func TestHTTPChallengeAndIDs(t *testing.T) {
 	c := newMCP(t, srv)
 	c.initialize()
 	for _, id := range []string{`9007199254740991`, `-42`, `"9223372036854775808"`} {
-		resp, body := c.rawPostRaw(`{"jsonrpc":"2.0","id":` + id + `,"method":"ping"}`)
+		resp, body := c.rawPostBody([]byte(`{"jsonrpc":"2.0","id":`+id+`,"method":"ping"}`), nil)
 		if resp.StatusCode != 200 || !strings.Contains(string(body), `"id":`+id+`,"result"`) {
 			t.Errorf("ping id %s: HTTP %d %s", id, resp.StatusCode, body)
 		}
 	}
 	for _, id := range []string{`9223372036854775808`, `1.5`} {
-		resp, body := c.rawPostRaw(`{"jsonrpc":"2.0","id":` + id + `,"method":"ping"}`)
+		resp, body := c.rawPostBody([]byte(`{"jsonrpc":"2.0","id":`+id+`,"method":"ping"}`), nil)
 		if resp.StatusCode != 400 || !strings.Contains(string(body), `"id":`+id+`,"error":{"code":-32600`) {
 			t.Errorf("ping id %s: HTTP %d %s", id, resp.StatusCode, body)
 		}
 	}
-}
-
-// rawPostRaw posts a body exactly as given in the session.
-func (c *mcp) rawPostRaw(body string) (*http.Response, []byte) {
-	c.t.Helper()
-	req, _ := http.NewRequest("POST", c.srv.url, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Authorization", "Bearer "+c.srv.token)
-	req.Header.Set("MCP-Session-Id", c.session)
-	req.Header.Set("MCP-Protocol-Version", "2025-11-25")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	return resp, raw
 }
