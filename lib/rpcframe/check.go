@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -84,8 +85,7 @@ func Check(msg []byte) *Refusal {
 	if err := json.Unmarshal(msg, &m); err != nil {
 		return invalid(nil, "%v", err)
 	}
-	rawID, hasID := m["id"]
-	id, r := checkID(rawID, hasID)
+	id, r := checkID(m)
 	if r != nil {
 		return r
 	}
@@ -110,11 +110,20 @@ func Check(msg []byte) *Refusal {
 	return nil
 }
 
-// checkID returns the id to answer with, or the refusal of an id that is
-// not a string or an integer within ±MaxSafeID.
-func checkID(raw json.RawMessage, present bool) (json.RawMessage, *Refusal) {
+// checkID returns the id of message m to answer with, or the refusal of an
+// id that is not a string or an integer within ±MaxSafeID. A null id is
+// refused (the SDK would take the request for a notification and never
+// answer) except on a notifications/ method, which is one.
+func checkID(m map[string]json.RawMessage) (json.RawMessage, *Refusal) {
+	raw, present := m["id"]
 	if !present {
 		return nil, nil
+	}
+	if string(raw) == "null" {
+		var method string
+		if json.Unmarshal(m["method"], &method) == nil && strings.HasPrefix(method, "notifications/") {
+			return nil, nil
+		}
 	}
 	switch c := raw[0]; {
 	case c == '"':
@@ -170,8 +179,7 @@ func CheckIDs(body []byte) *Refusal {
 		batch = append(batch, m)
 	}
 	for _, m := range batch {
-		raw, ok := m["id"]
-		if _, r := checkID(raw, ok); r != nil {
+		if _, r := checkID(m); r != nil {
 			return r
 		}
 	}

@@ -67,6 +67,9 @@ func TestCheckIDs(t *testing.T) {
 			t.Errorf("id %s: %+v", id, r)
 		}
 	}
+	if r := Check([]byte(`{"jsonrpc":"2.0","id":null,"method":"notifications/initialized"}`)); r != nil {
+		t.Errorf("a notification with a null id is still one: %v", r)
+	}
 	for _, id := range []string{`null`, `{}`, `[1]`, `true`} {
 		if r := Check([]byte(`{"jsonrpc":"2.0","id":` + id + `,"method":"ping"}`)); r == nil || r.ID != nil {
 			t.Errorf("id %s: %+v", id, r)
