@@ -289,3 +289,59 @@ func TestTwoUpsOnOneStateDir(t *testing.T) {
 	}
 	integrityOK(t, dir)
 }
+
+// TestWritersDuringUp: `index` while up indexes is refused with
+// INDEX_LOCKED naming up; a cron-style `reindex` while up is idle runs
+// (the two share the index), and a file changed during that reindex is
+// indexed by up once the reindex ends. up never exits.
+func TestWritersDuringUp(t *testing.T) {
+	dir := synthCorpus(t, 3000)
+	p := start(t, "dir2mcp", nil, upArgs(dir)...)
+	c := newMCP(t, p.connect())
+	c.initialize()
+	if waitLockHeld(t, dir, "index.lock", 20*time.Second) {
+		out, err := exec.Command(bin("dir2mcp"), "index", "--dir", dir, "--non-interactive").CombinedOutput()
+		t.Logf("index during up's job: %v %s", err, out)
+		var xe *exec.ExitError
+		if lockHeld(t, dir, "index.lock") && (!errors.As(err, &xe) || xe.ExitCode() != 1 ||
+			!strings.Contains(string(out), fmt.Sprintf("INDEX_LOCKED: another dir2mcp writer, pid %d (dir2mcp up), holds", p.cmd.Process.Pid))) {
+			t.Errorf("index during up's job: %v\n%s", err, out)
+		}
+	}
+	p.wait("index_complete", 120*time.Second)
+
+	re := start(t, "dir2mcp", nil, "reindex", "--dir", dir, "--json", "--non-interactive")
+	if !waitLockHeld(t, dir, "index.lock", 30*time.Second) {
+		t.Fatal("reindex never took the index lock")
+	}
+	writeFile(t, filepath.Join(dir, "notes", "periscope.md"), "# Periscope\n\nThe periscope calibration tolerances are two arc minutes.\n")
+	ev := p.waitAny(60*time.Second, "index_locked", "index_complete")
+	if ev.Event == "index_complete" && ev.Data["error"] != nil {
+		t.Fatalf("up's indexing failed instead of waiting for the reindex: %v", ev.Data["error"])
+	}
+	re.wait("index_complete", 120*time.Second)
+	if err := <-re.done; err != nil {
+		t.Fatalf("reindex during up: %v\n%s", err, re.stderr.String())
+	}
+	t.Logf("up on a change during the reindex: %s", ev.Event)
+	if ev.Event == "index_locked" {
+		p.wait("index_complete", 60*time.Second)
+	}
+	p.alive("after the reindex")
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		r := c.search("periscope calibration tolerances", nil)
+		if len(r.Hits) > 0 && r.Hits[0].RelPath == "notes/periscope.md" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("file changed during the reindex never indexed: %+v", firstPath(r))
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	p.stop()
+	integrityOK(t, dir)
+	if s := status(t, dir); s.Pending != 0 || s.Embedded != s.Chunks || s.Documents != 3601 {
+		t.Errorf("after reindex during up: %+v", s)
+	}
+}

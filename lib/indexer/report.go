@@ -129,9 +129,9 @@ func (r *Reporter) Start(ctx context.Context, jobID, mode string, prog *Progress
 		switch {
 		case interrupted:
 			data["pending"] = st.Totals.Pending
-			data["message"] = fmt.Sprintf("Indexing interrupted after %.1fs: %d files scanned, %d indexed, %d unchanged, %d skipped, %d deleted, %d errors; %d chunks, %d embedded, %d pending; the next `dir2mcp up` or `dir2mcp index` resumes it",
-				time.Since(r.started).Seconds(), st.Run.Scanned, st.Run.Indexed, st.Run.Unchanged, st.Run.Skipped, st.Run.Deleted, st.Run.Errors,
-				st.Totals.Chunks, st.Totals.Embedded, st.Totals.Pending)
+			data["message"] = fmt.Sprintf("Indexing interrupted: %d files scanned, %d indexed, %d unchanged, %d skipped, %d deleted, %d errors; %d chunks, %d embedded, %d pending (%.1fs); the next `dir2mcp up` or `dir2mcp index` resumes it",
+				st.Run.Scanned, st.Run.Indexed, st.Run.Unchanged, st.Run.Skipped, st.Run.Deleted, st.Run.Errors,
+				st.Totals.Chunks, st.Totals.Embedded, st.Totals.Pending, time.Since(r.started).Seconds())
 			r.Events.Emit(events.Warn, record.EvIndexInterrupted, data)
 		case err != nil:
 			data["error"] = err.Error()
@@ -165,7 +165,7 @@ func (r *Reporter) resume(ctx context.Context) {
 	}
 	r.Events.Emit(events.Info, record.EvIndexResumed, map[string]any{
 		"job_id": r.job, "resumed_from": ix.JobID, "previous_scanned": ix.Scanned, "previous_indexed": ix.Indexed, "pending": pending,
-		"message": fmt.Sprintf("Resuming interrupted indexing job %s (it had scanned %d files and indexed %d; %d chunks await embedding): unchanged files are skipped",
+		"message": fmt.Sprintf("Resuming interrupted indexing job %s (it had scanned %d files and indexed %d; %d chunks await embedding)",
 			ix.JobID, ix.Scanned, ix.Indexed, pending),
 	})
 }

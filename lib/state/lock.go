@@ -50,7 +50,7 @@ func (d Dir) TryLock(name string) (*Lock, error) {
 		if errors.Is(err, syscall.EWOULDBLOCK) {
 			who := ""
 			if holder.PID > 0 {
-				who = " (" + holder.String() + ")"
+				who = ", " + holder.String() + ","
 			}
 			return nil, errcode.Wrap(errcode.IndexLocked, &LockedError{Lock: name, Holder: holder},
 				"another dir2mcp writer%s holds %s; wait for it to finish or stop it (readers such as `serve` and `status` are unaffected)", who, path)
