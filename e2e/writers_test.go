@@ -258,7 +258,7 @@ func TestTwoUpsOnOneStateDir(t *testing.T) {
 	if u, pid := readConn(); u != sa.url || pid != a.cmd.Process.Pid {
 		t.Errorf("second up rewrote connection.json: %s pid %d", u, pid)
 	}
-	if !strings.Contains(b.lines.String(), fmt.Sprintf("another server (pid %d", a.cmd.Process.Pid)) {
+	if !strings.Contains(b.lines.String(), fmt.Sprintf("another server, pid %d (dir2mcp up), already serves", a.cmd.Process.Pid)) {
 		t.Errorf("second up does not say who owns connection.json:\n%s", b.lines.String())
 	}
 
@@ -283,9 +283,27 @@ func TestTwoUpsOnOneStateDir(t *testing.T) {
 		t.Errorf("second up's exit removed or changed connection.json: %q pid %d", u, pid)
 	}
 	a.alive("after the second up stopped")
+
+	// When the owner stops, a remaining server takes connection.json over;
+	// the last one to stop removes it.
+	c3 := start(t, "dir2mcp", nil, upArgs(dir)...)
+	s3 := c3.connect()
+	c3.wait("index_complete", 30*time.Second)
 	a.stop()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if u, pid := readConn(); u == s3.url && pid == c3.cmd.Process.Pid {
+			break
+		}
+		if time.Now().After(deadline) {
+			u, pid := readConn()
+			t.Fatalf("connection.json not taken over by the remaining server: %q pid %d, want %s pid %d", u, pid, s3.url, c3.cmd.Process.Pid)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	c3.stop()
 	if _, err := os.Stat(connFile); !os.IsNotExist(err) {
-		t.Errorf("first up left connection.json behind: %v", err)
+		t.Errorf("the last up left connection.json behind: %v", err)
 	}
 	integrityOK(t, dir)
 }

@@ -74,10 +74,8 @@ type service struct {
 	handler *mcphttp.Handler
 	url     string
 	token   state.Token
-	// connLock is held while this server owns connection.json (nil: another
-	// server on the same state directory owns it).
-	connLock *state.Lock
-	tokens   *tokens.Registry // scoped tokens (nil without auth)
+	conn    connOwner
+	tokens  *tokens.Registry // scoped tokens (nil without auth)
 
 	payments *x402.Gate // nil when x402 is off
 }
@@ -357,37 +355,6 @@ func (s *service) announce(mode string) error {
 	return nil
 }
 
-// ownConnection writes connection.json when no other server on the state
-// directory owns it. A second server still serves (at its own URL, printed
-// and in its connection event) and shares the index through the writer
-// locks, but leaves the first server's connection.json alone and says so.
-func (s *service) ownConnection(conn state.Connection) error {
-	e := s.e
-	lock, err := e.dir.TryLock(state.ConnectionLock)
-	var held *state.LockedError
-	if errcode.Of(err) == errcode.IndexLocked && errors.As(err, &held) {
-		at := ""
-		if c, err := e.dir.ReadConnection(); err == nil && c.URL != "" {
-			at = " at " + c.URL
-		}
-		e.ev.Emit(events.Warn, record.EvNotice, map[string]any{
-			"pid": held.Holder.PID, "url": s.url,
-			"message": fmt.Sprintf("another server (%s) already serves %s%s and owns %s; this one serves at %s and shares the index but does not touch %s",
-				held.Holder, e.dir.Path, at, state.ConnectionFile, s.url, state.ConnectionFile),
-		})
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if err := e.dir.WriteConnection(conn); err != nil {
-		lock.Unlock()
-		return errcode.Wrap(errcode.StoreCorrupt, err, "write %s: %v", e.dir.Join(state.ConnectionFile), err)
-	}
-	s.connLock = lock
-	return nil
-}
-
 func modeNote(mode string) string {
 	if mode == "" {
 		return ""
@@ -417,10 +384,7 @@ func (s *service) shutdown() error {
 		defer cancel()
 		s.handler.Close()
 		err = s.http.Shutdown(ctx)
-		if s.connLock != nil {
-			s.e.dir.RemoveConnection(os.Getpid())
-			err = errors.Join(err, s.connLock.Unlock())
-		}
+		err = errors.Join(err, s.conn.release(s.e.dir))
 	}
 	s.engine.Close()
 	if s.payments != nil {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
 )
@@ -110,7 +111,9 @@ func tighten(path string, max fs.FileMode) error {
 		return errcode.Wrap(errcode.StoreCorrupt, err, "cannot read %s: %v", path, err)
 	}
 	if perm := fi.Mode().Perm(); perm&^max != 0 {
-		if err := os.Chmod(path, perm&max); err != nil {
+		// Best effort on a file this user does not own or a read-only
+		// mount: the commands that need to write there fail on their own.
+		if err := os.Chmod(path, perm&max); err != nil && !errors.Is(err, fs.ErrPermission) && !errors.Is(err, syscall.EROFS) {
 			return errcode.Wrap(errcode.StoreCorrupt, err, "cannot make %s private (mode %o): %v", path, perm&max, err)
 		}
 	}
