@@ -15,8 +15,6 @@ import (
 	"time"
 
 	_ "github.com/mattn/go-sqlite3"
-
-	"github.com/dir2mcp/dir2mcp/lib/record"
 )
 
 // Two writers on one state directory: a server keeps serving while another
@@ -64,30 +62,6 @@ func integrityOK(t *testing.T, dir string) {
 	var res string
 	if err := db.QueryRow("PRAGMA integrity_check").Scan(&res); err != nil || res != "ok" {
 		t.Fatalf("integrity_check: %q %v", res, err)
-	}
-}
-
-// waitAny returns the next event named one of names.
-func (p *proc) waitAny(timeout time.Duration, names ...string) record.Event {
-	p.t.Helper()
-	deadline := time.After(timeout)
-	for {
-		select {
-		case ev, ok := <-p.events:
-			if !ok {
-				p.t.Fatalf("process exited before any of %v; stderr:\n%s", names, p.stderr.String())
-			}
-			if ev.Event == "fatal" {
-				p.t.Fatalf("fatal event while waiting for %v: %v\nstderr:\n%s", names, ev.Data, p.stderr.String())
-			}
-			for _, n := range names {
-				if ev.Event == n {
-					return ev
-				}
-			}
-		case <-deadline:
-			p.t.Fatalf("none of %v within %s; stderr:\n%s", names, timeout, p.stderr.String())
-		}
 	}
 }
 
