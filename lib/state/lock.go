@@ -48,12 +48,15 @@ func (d Dir) TryLock(name string) (*Lock, error) {
 		holder := readHolder(f)
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
-			who := ""
+			who, hint := "", "wait for it to finish or stop it (readers such as `serve` and `status` are unaffected)"
 			if holder.PID > 0 {
 				who = ", " + holder.String() + ","
 			}
+			if strings.HasSuffix(holder.Command, " up") {
+				hint = "a running `dir2mcp up` indexes changes itself; wait for its current job to finish or stop it"
+			}
 			return nil, errcode.Wrap(errcode.IndexLocked, &LockedError{Lock: name, Holder: holder},
-				"another dir2mcp writer%s holds %s; wait for it to finish or stop it (readers such as `serve` and `status` are unaffected)", who, path)
+				"another dir2mcp writer%s holds %s; %s", who, path, hint)
 		}
 		return nil, errcode.Wrap(errcode.StoreCorrupt, err, "cannot lock %s: %v", path, err)
 	}
