@@ -47,7 +47,9 @@ func (s *service) ownConnection(conn state.Connection) error {
 		"message": fmt.Sprintf("another server, %s, already serves %s%s and owns %s; this one serves at %s and shares the index, and takes %s over when the other stops",
 			held.Holder, e.dir.Path, at, state.ConnectionFile, s.url, state.ConnectionFile),
 	})
+	s.conn.mu.Lock()
 	s.conn.stop = make(chan struct{})
+	s.conn.mu.Unlock()
 	go s.awaitConnection(conn)
 	return nil
 }
