@@ -74,6 +74,7 @@ type service struct {
 	handler *mcphttp.Handler
 	url     string
 	token   state.Token
+	conn    connOwner
 	tokens  *tokens.Registry // scoped tokens (nil without auth)
 
 	payments *x402.Gate // nil when x402 is off
@@ -303,8 +304,8 @@ func (s *service) announce(mode string) error {
 		return nil
 	}
 	conn := s.connection()
-	if err := e.dir.WriteConnection(conn); err != nil {
-		return errcode.Wrap(errcode.StoreCorrupt, err, "write %s: %v", e.dir.Join(state.ConnectionFile), err)
+	if err := s.ownConnection(conn); err != nil {
+		return err
 	}
 	if e.jsonOut {
 		e.ev.Emit(events.Info, record.EvServerStarted, map[string]any{
@@ -374,7 +375,7 @@ func (s *service) shutdown() error {
 		defer cancel()
 		s.handler.Close()
 		err = s.http.Shutdown(ctx)
-		s.e.dir.RemoveConnection(os.Getpid())
+		err = errors.Join(err, s.conn.release(s.e.dir))
 	}
 	s.engine.Close()
 	if s.payments != nil {

@@ -59,8 +59,7 @@ func runStatus(ctx context.Context, cmd *ucli.Command) error {
 	out := statusOut{Root: e.root.Dir(), StateDir: e.dir.Path, Documents: c.Documents, ByStatus: c.ByStatus,
 		ByDocType: c.ByDocType, Chunks: c.Chunks, Embedded: c.Embedded, Pending: c.Pending}
 	if corpus, err := e.dir.ReadCorpus(); err == nil {
-		out.Indexing, out.Models = corpus.Indexing, corpus.Models
-		out.Indexing.Running = corpus.Indexing.Running && state.ProcessAlive(corpus.Indexing.PID)
+		out.Indexing, out.Models = corpus.Indexing.Live(), corpus.Models
 	}
 	if conn, err := e.dir.ReadConnection(); err == nil && state.ProcessAlive(conn.PID) {
 		out.Connection = &conn
@@ -82,8 +81,12 @@ func runStatus(ctx context.Context, cmd *ucli.Command) error {
 	w := e.stdout
 	fmt.Fprintf(w, "Root:      %s\nIndex:     %s (%s)\n", out.Root, out.StateDir, store.FileName)
 	activity := "idle"
-	if out.Indexing.Running {
+	switch {
+	case out.Indexing.Running:
 		activity = "running (" + out.Indexing.Mode + ", " + out.Indexing.JobID + ")"
+	case out.Indexing.Interrupted:
+		activity = fmt.Sprintf("interrupted (%s stopped before it finished; %d chunks pending): `dir2mcp up` or `dir2mcp index` resumes it",
+			out.Indexing.JobID, out.Pending)
 	}
 	fmt.Fprintf(w, "Indexing:  %s\n", activity)
 	fmt.Fprintf(w, "Documents: %d  %s\n", out.Documents, store.FormatCounts(out.ByStatus))

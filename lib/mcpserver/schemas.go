@@ -148,7 +148,9 @@ var statsOutput = `{
         "chunks_total": {"type": "integer"},
         "embedded_ok": {"type": "integer"},
         "pending": {"type": "integer"},
-        "errors": {"type": "integer"}
+        "errors": {"type": "integer"},
+        "interrupted": {"type": "boolean", "description": "the last job stopped before it finished; the next run resumes it"},
+        "resumed_from": {"type": "string", "description": "the interrupted job the current one resumes"}
       },
       "required": ["job_id", "running", "mode", "scanned", "indexed", "skipped", "deleted", "representations", "chunks_total", "embedded_ok", "errors"]
     },

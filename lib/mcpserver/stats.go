@@ -35,6 +35,11 @@ type statsIndexing struct {
 	EmbeddedOK      int64  `json:"embedded_ok"`
 	Pending         int64  `json:"pending"`
 	Errors          int64  `json:"errors"`
+	// Interrupted: the last job stopped before it finished; the next run
+	// resumes it.
+	Interrupted bool `json:"interrupted"`
+	// ResumedFrom is the interrupted job the current one resumes.
+	ResumedFrom string `json:"resumed_from,omitempty"`
 }
 
 type statsDocs struct {
@@ -78,6 +83,7 @@ func (s *Server) stats(ctx context.Context, _ *args) (toolOut, error) {
 			Scanned: st.Run.Scanned, Indexed: st.Run.Indexed, Unchanged: st.Run.Unchanged, Skipped: st.Run.Skipped,
 			Deleted: st.Run.Deleted, Representations: counts.Representations, ChunksTotal: counts.Chunks,
 			EmbeddedOK: counts.Embedded, Pending: counts.Pending, Errors: st.Run.Errors,
+			Interrupted: st.Interrupted, ResumedFrom: st.ResumedFrom,
 		},
 		Models:    s.Models,
 		Documents: statsDocs{Total: counts.Documents, ByStatus: counts.ByStatus, ByDocType: counts.ByDocType},
@@ -103,6 +109,9 @@ func (s *Server) stats(ctx context.Context, _ *args) (toolOut, error) {
 	summary := fmt.Sprintf("Index of %s: %d documents (%s), %d chunks, %d embedded, %d pending; indexing running=%v; embedders text=%s code=%s",
 		res.Root, counts.Documents, store.FormatCounts(counts.ByStatus), counts.Chunks, counts.Embedded, counts.Pending, st.Running,
 		s.Models.EmbedText, s.Models.EmbedCode)
+	if st.Interrupted {
+		summary += fmt.Sprintf("\nThe last indexing job (%s) was interrupted before it finished; the next `dir2mcp up` or `dir2mcp index` resumes it.", st.JobID)
+	}
 	for _, w := range waiting {
 		summary += fmt.Sprintf("\n%d %s file(s) skipped: %s", w.Count, w.DocType, w.Reason)
 	}
@@ -126,9 +135,9 @@ func (s *Server) currentStatus(ctx context.Context) indexer.Status {
 	if err != nil {
 		return indexer.Status{Mode: "incremental"}
 	}
-	ix := c.Indexing
+	ix := c.Indexing.Live()
 	return indexer.Status{
-		JobID: ix.JobID, Running: ix.Running && state.ProcessAlive(ix.PID), Mode: ix.Mode,
+		JobID: ix.JobID, Running: ix.Running, Mode: ix.Mode, Interrupted: ix.Interrupted, ResumedFrom: ix.ResumedFrom,
 		Run: indexer.Snapshot{Scanned: ix.Scanned, Indexed: ix.Indexed, Unchanged: ix.Unchanged, Skipped: ix.Skipped,
 			Deleted: ix.Deleted, Errors: ix.Errors},
 	}
