@@ -170,6 +170,8 @@ server:
     burst: 2000
     expensive_rps: 2       # ask/transcribe tier
     expensive_burst: 5
+  tool_timeout: "60s"           # deadline of one tool call or resource read (TIMEOUT after it)
+  provider_tool_timeout: "10m"  # deadline of tools that call a provider (transcribe, annotate…)
   tools: []              # serve only these tools (flag --tools); empty = all
 
 secrets:

@@ -38,6 +38,11 @@ type Access struct {
 	// after extraction.)
 	Redact *exclude.Redactor
 
+	// MaxReads bounds the files read at once (0 = DefaultMaxReads); a read
+	// beyond it waits for a slot while its context lives.
+	MaxReads int
+
+	slots      readSlots
 	listable   sync.Map // rel_path → bool: not excluded by path
 	remembered atomic.Int64
 }
