@@ -200,6 +200,26 @@ security:
     - "**/*.pem"
     - "**/*.key"
     - "**/id_rsa"
+    # beyond SPEC §16.2: other files that hold credentials by name
+    - "**/.env.*"
+    - "**/id_dsa"
+    - "**/id_ecdsa"
+    - "**/id_ecdsa_sk"
+    - "**/id_ed25519"
+    - "**/id_ed25519_sk"
+    - "**/*.p12"
+    - "**/*.pfx"
+    - "**/*.jks"
+    - "**/*.keystore"
+    - "**/.netrc"
+    - "**/_netrc"
+    - "**/.pgpass"
+    - "**/.git-credentials"
+    - "**/.docker/config.json"
+    - "**/.aws/credentials"
+    - "**/.npmrc"
+    - "**/.pypirc"
+    - "**/.htpasswd"
   secret_patterns:
     - 'AKIA[0-9A-Z]{16}'
     # AWS secret key: the keyword, or a 40-character value assigned to an aws/secret/private key.

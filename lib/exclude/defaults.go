@@ -1,6 +1,11 @@
 package exclude
 
-// DefaultPathExcludes is security.path_excludes as SPEC §16.2 lists it.
+// DefaultPathExcludes is security.path_excludes: SPEC §16.2's list, then
+// the other files that hold credentials by name — dotenv variants (.env.local,
+// .env.production…; templates such as .env.example too: a negation here
+// would keep the engine from pruning .git and node_modules whole), SSH
+// private keys, key stores, and the credential files of netrc, PostgreSQL,
+// git, Docker, AWS, npm, PyPI and Apache. Matched without case.
 var DefaultPathExcludes = []string{
 	"**/.git/**",
 	"**/node_modules/**",
@@ -9,6 +14,25 @@ var DefaultPathExcludes = []string{
 	"**/*.pem",
 	"**/*.key",
 	"**/id_rsa",
+	"**/.env.*",
+	"**/id_dsa",
+	"**/id_ecdsa",
+	"**/id_ecdsa_sk",
+	"**/id_ed25519",
+	"**/id_ed25519_sk",
+	"**/*.p12",
+	"**/*.pfx",
+	"**/*.jks",
+	"**/*.keystore",
+	"**/.netrc",
+	"**/_netrc",
+	"**/.pgpass",
+	"**/.git-credentials",
+	"**/.docker/config.json",
+	"**/.aws/credentials",
+	"**/.npmrc",
+	"**/.pypirc",
+	"**/.htpasswd",
 }
 
 // SpecSecretPatterns is security.secret_patterns exactly as SPEC §16.2
