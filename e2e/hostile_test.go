@@ -275,3 +275,94 @@ func TestSpecialFileFlood(t *testing.T) {
 		t.Errorf("server stopped serving after the flood: %v", r.Content)
 	}
 }
+
+// TestOddFileNames (issue 14, 0g): files whose names hold "\", "%2e", "%"
+// or other URI-special bytes are indexed, listed, opened by rel_path and by
+// their resource URI, found by search, and a second run counts them
+// unchanged, not deleted.
+func TestOddFileNames(t *testing.T) {
+	dir := t.TempDir()
+	names := []string{`back\slash.txt`, "dot%2ename.txt", "pct%41.md", "100%.txt", "semi;colon.txt", "q?mark.txt", "hash#tag.txt",
+		"sp ace.txt", "ümlaut.txt", "a..b.txt", "..dots.txt", `sub\dir/x%2e%2e.txt`, "%2e%2e", "plus+sign.txt"}
+	words := map[string]string{}
+	for i, n := range names {
+		words[n] = "oddword" + strconv.Itoa(i) + "x"
+		writeFile(t, filepath.Join(dir, n), "a note whose name is odd: "+words[n]+"\n")
+	}
+	run := func() (*mcp, map[string]any) {
+		p := start(t, "dir2mcp", []string{"DIR2MCP_SERVER_RATE_LIMIT_RPS=0"}, upArgs(dir)...)
+		srv := p.connect()
+		done := p.wait("index_complete", 60*time.Second)
+		c := newMCP(t, srv)
+		c.initialize()
+		t.Cleanup(p.stop)
+		return c, done.Data
+	}
+	c, done := run()
+	if done["indexed"] != float64(len(names)) || done["deleted"] != float64(0) || done["errors"] != float64(0) {
+		t.Errorf("first run: %v", done)
+	}
+	var list struct {
+		Files []struct {
+			RelPath string `json:"rel_path"`
+		}
+	}
+	json.Unmarshal(c.tool("dir2mcp.list_files", map[string]any{"limit": 100}).StructuredContent, &list)
+	listed := map[string]bool{}
+	for _, f := range list.Files {
+		listed[f.RelPath] = true
+	}
+	var res struct {
+		Resources []struct{ URI, Name string }
+	}
+	json.Unmarshal(c.call("resources/list", map[string]any{}), &res)
+	uris := map[string]string{}
+	for _, r := range res.Resources {
+		uris[r.Name] = r.URI
+	}
+	for _, n := range names {
+		if !listed[n] {
+			t.Errorf("%q not listed (%v)", n, listed)
+		}
+		r := c.tool("dir2mcp.open_file", map[string]any{"rel_path": n})
+		if r.IsError || !strings.Contains(string(r.StructuredContent), words[n]) {
+			t.Errorf("open_file %q: %s", n, r.StructuredContent)
+		}
+		var hits []string
+		for _, h := range c.search(words[n], nil).Hits {
+			hits = append(hits, h.RelPath)
+		}
+		if len(hits) == 0 || hits[0] != n {
+			t.Errorf("search %s finds %q, want %q", words[n], hits, n)
+		}
+		uri, ok := uris[n]
+		if !ok {
+			for _, r := range res.Resources {
+				if strings.HasSuffix(r.Name, n) || r.Name == n {
+					uri, ok = r.URI, true
+				}
+			}
+		}
+		if !ok {
+			t.Errorf("%q has no resource: %v", n, res.Resources)
+			continue
+		}
+		c.id++
+		_, rr := c.post(map[string]any{"jsonrpc": "2.0", "id": c.id, "method": "resources/read", "params": map[string]any{"uri": uri}})
+		if rr == nil || rr.Error != nil || !strings.Contains(string(rr.Result), words[n]) {
+			t.Errorf("resources/read %s: %+v", uri, rr)
+		}
+	}
+	// A client path in another spelling still resolves to the file only
+	// when no file has the name as written: "%2e%2e" is that file, and an
+	// encoded escape is refused.
+	if r := c.tool("dir2mcp.open_file", map[string]any{"rel_path": "%2e%2e/x"}); r.errCode() != "PATH_OUTSIDE_ROOT" {
+		t.Errorf("%%2e%%2e/x: %q", r.errCode())
+	}
+	c.tool("dir2mcp.stats", map[string]any{})
+	// The second run finds every file unchanged.
+	_, done = run()
+	if done["unchanged"] != float64(len(names)) || done["deleted"] != float64(0) {
+		t.Errorf("second run: %v", done)
+	}
+}

@@ -60,7 +60,7 @@ var securityCodes = []string{string(errcode.SecretExcluded), string(errcode.Path
 // path → FORBIDDEN, for the path as given and for what it resolves to (a
 // symlink to .env is .env). It returns the canonical rel_path.
 func (a *Access) Check(rel string) (string, error) {
-	clean, err := rootfs.Clean(rel)
+	clean, err := a.Root.Name(rel)
 	if err != nil {
 		return "", err
 	}
