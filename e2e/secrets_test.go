@@ -534,3 +534,114 @@ func TestCommonSecretFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestSecretFalsePositives (issue 14, 5): test files that name tokens and
+// passwords by identifier are not excluded as secrets, while files with a
+// literal credential are; the index summary, `status --excluded` and the
+// stats tool say which files were excluded and by which rule.
+func TestSecretFalsePositives(t *testing.T) {
+	dir := t.TempDir()
+	ordinary := map[string]string{
+		"auth/refresh_test.go": `package auth
+
+import "testing"
+
+func TestRefreshRequest(t *testing.T) {
+	tests := []struct{ name, requestRefreshToken, expectedAccessTokenValue, passwordFromFixture string }{
+		{name: "plain"},
+	}
+	for _, tt := range tests {
+		req := Request{
+			RequestRefreshToken: tt.requestRefreshToken,
+			AccessToken:         tt.expectedAccessTokenValue,
+			Password:            tt.passwordFromFixture,
+		}
+		refreshToken = newRefreshTokenForRequest(req)
+		token = someVeryLongIdentifierName
+		_ = req // golden zebra refresh
+	}
+}
+`,
+		"web/session.test.js": `describe("session", () => {
+  it("refreshes", async () => {
+    const token = await client.getAccessToken(userCredentials);
+    expect(result.refreshToken).toEqual(mockRefreshTokenValue);
+    const headers = { authToken: session.currentAuthTokenValue, idToken: fixtures.validIdTokenPayload };
+    // golden zebra session
+  });
+});
+`,
+		"tests/test_login.py": `class LoginTest(TestCase):
+    def test_login(self):
+        token = self.client.obtain_access_token(username, password)
+        self.assertEqual(resp.json()["token"], expected_token_value)
+        password = factory.make_password_for_user(user)
+        refresh(refresh_token=refresh_token_from_response, token_type=default_token_type_name)
+        # golden zebra login
+`,
+	}
+	for rel, body := range ordinary {
+		writeFile(t, filepath.Join(dir, rel), body)
+	}
+	writeFile(t, filepath.Join(dir, "deploy/creds.txt"), "ci token = 9f8e7d6c5b4a39281706abcd\n")
+	writeFile(t, filepath.Join(dir, "aws.txt"), "aws_access_key_id = AKIA"+"QX7EZ2RPNW5K3MYT\n")
+	p := start(t, "dir2mcp", nil, upArgs(dir)...)
+	srv := p.connect()
+	done := p.wait("index_complete", 60*time.Second)
+	msg, _ := done.Data["message"].(string)
+	for _, want := range []string{"2 file(s) excluded as secrets", "aws.txt (security.secret_patterns[0] (aws_access_key_id))",
+		"deploy/creds.txt (security.secret_patterns[3] (generic_token))", "status --excluded"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("index summary does not say %q:\n%s", want, msg)
+		}
+	}
+	c := newMCP(t, srv)
+	c.initialize()
+	found := map[string]bool{}
+	for _, h := range c.search("golden zebra", map[string]any{"k": 10}).Hits {
+		found[h.RelPath] = true
+	}
+	for rel := range ordinary {
+		if !found[rel] {
+			t.Errorf("%s is not searchable: excluded as a secret? %v", rel, found)
+		}
+	}
+	var stats struct {
+		Documents struct {
+			SecretExcluded []struct {
+				RelPath string `json:"rel_path"`
+				Rule    string
+			} `json:"secret_excluded"`
+		}
+	}
+	r := c.tool("dir2mcp.stats", map[string]any{})
+	json.Unmarshal(r.StructuredContent, &stats)
+	if got := fmt.Sprint(stats.Documents.SecretExcluded); got != "[{aws.txt security.secret_patterns[0] (aws_access_key_id)} {deploy/creds.txt security.secret_patterns[3] (generic_token)}]" {
+		t.Errorf("stats secret_excluded = %s", got)
+	}
+	if !strings.Contains(r.Content[0].Text, "2 file(s) excluded as secrets") {
+		t.Errorf("stats summary: %s", r.Content[0].Text)
+	}
+	out, err := exec.Command(bin("dir2mcp"), "status", "--dir", dir, "--excluded").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "2 file(s) kept out of the index for security (never served):\naws.txt  SECRET_EXCLUDED  security.secret_patterns[0] (aws_access_key_id)\n" +
+		"deploy/creds.txt  SECRET_EXCLUDED  security.secret_patterns[3] (generic_token)\n"; string(out) != want {
+		t.Errorf("status --excluded:\n%s\nwant:\n%s", out, want)
+	}
+	out, _ = exec.Command(bin("dir2mcp"), "status", "--dir", dir, "--excluded", "--json").Output()
+	var js struct {
+		Excluded []struct {
+			RelPath string `json:"rel_path"`
+		}
+	}
+	if json.Unmarshal(out, &js) != nil || len(js.Excluded) != 2 {
+		t.Errorf("status --excluded --json: %s", out)
+	}
+	for _, v := range []string{"9f8e7d6c5b4a39281706abcd", "QX7EZ2RPNW5K3MYT"} {
+		if strings.Contains(p.lines.String()+p.stderr.String()+string(out)+string(r.StructuredContent), v) {
+			t.Errorf("a secret value reached an output")
+		}
+	}
+}

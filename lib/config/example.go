@@ -15,7 +15,8 @@ func ExampleYAML() string {
 	for _, k := range exclude.CredentialKinds {
 		fmt.Fprintf(&b, "      - '%s'   # %s\n", strings.ReplaceAll(k.Pattern, "'", "''"), k.Name)
 	}
-	return strings.Replace(exampleYAML, "      REDACT_PATTERNS\n", b.String(), 1)
+	out := strings.Replace(exampleYAML, "      REDACT_PATTERNS\n", b.String(), 1)
+	return strings.Replace(out, "GENERIC_TOKEN", strings.ReplaceAll(exclude.GenericTokenPattern, "'", "''"), 1)
 }
 
 const exampleYAML = `# .dir2mcp.yaml — dir2mcp configuration (SPEC §16).
@@ -227,7 +228,10 @@ security:
     # identifiers — 7% of the Go standard library — so the default anchors it as §7.2 advises.)
     - '(?i)aws(.{0,20})?secret|(?i)(?:aws|secret|private)[a-z0-9_.-]{0,30}["'']?\s*[:=]\s*["'']?[0-9a-zA-Z/+=]{40}(?:[^0-9a-zA-Z/+=]|$)'
     - '(?i)(?:authorization\s*[:=]\s*bearer\s+|(?:access|id|refresh)_token\s*[:=]\s*)[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}'
-    - '(?i)token\s*[:=]\s*[A-Za-z0-9_.-]{20,}'
+    # Generic token: a literal of 20+ characters with a digit after "token:" or "token="
+    # (SPEC §16.2's form, token\s*[:=]\s*[A-Za-z0-9_.-]{20,}, also fires on code naming a
+    # token by identifier, e.g. RequestRefreshToken: tt.requestRefreshToken).
+    - 'GENERIC_TOKEN'
     - 'sk_[a-z0-9]{32}|api_[A-Za-z0-9]{32}'
   # Credentials inside files that ARE indexed (files matching secret_patterns are
   # excluded whole) are masked in the index and in everything served: search

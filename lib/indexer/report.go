@@ -6,6 +6,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/dir2mcp/dir2mcp/lib/corpus"
+	"github.com/dir2mcp/dir2mcp/lib/errcode"
 	"github.com/dir2mcp/dir2mcp/lib/events"
 	"github.com/dir2mcp/dir2mcp/lib/record"
 	"github.com/dir2mcp/dir2mcp/lib/state"
@@ -122,11 +124,18 @@ func (r *Reporter) Start(ctx context.Context, jobID, mode string, prog *Progress
 			data["message"] = fmt.Sprintf("Indexing complete: %d files scanned, %d indexed, %d unchanged, %d skipped, %d deleted, %d errors; %d chunks, %d embedded%s (%.1fs)",
 				st.Run.Scanned, st.Run.Indexed, st.Run.Unchanged, st.Run.Skipped, st.Run.Deleted, st.Run.Errors,
 				st.Totals.Chunks, st.Totals.Embedded, embedFailures(st.Run.EmbedErrors), time.Since(r.started).Seconds())
+			if x, err := corpus.ExcludedDocs(context.WithoutCancel(ctx), r.Store, []string{string(errcode.SecretExcluded)}, nil, nil); err == nil && len(x) > 0 {
+				data["secret_excluded"] = x
+				data["message"] = data["message"].(string) + "\n" + corpus.ExcludedLine(x, maxExcludedNamed)
+			}
 			r.Events.Emit(events.Info, record.EvIndexDone, data)
 		}
 		return st
 	}
 }
+
+// maxExcludedNamed bounds the files excluded as secrets the summary names.
+const maxExcludedNamed = 10
 
 func (r *Reporter) publish(ctx context.Context, running bool, finished time.Time) Status {
 	st := Status{JobID: r.job, Running: running, Mode: r.mode, Run: r.prog.Snapshot()}

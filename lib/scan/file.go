@@ -152,7 +152,7 @@ func (s *scanner) process(j *job, buf *[]byte) {
 	sum := sha256.Sum256(content)
 	d.ContentHash = "sha256:" + hex.EncodeToString(sum[:])
 	if idx, ok := s.engine.SecretMatch(content); ok {
-		s.skip(j, known, present, errcode.SecretExcluded, fmt.Sprintf("content matches security.secret_patterns[%d]", idx))
+		s.skip(j, known, present, errcode.SecretExcluded, "content matches "+s.engine.SecretRule(idx))
 		return
 	}
 	s.finish(j, known, present)
