@@ -188,22 +188,41 @@ func (r *Root) OpenFile(rel string) (*os.File, fs.FileInfo, error) {
 	if err := regular(rel, fi); err != nil {
 		return nil, nil, err
 	}
-	f, err := os.OpenFile(abs, os.O_RDONLY|openFlags, 0)
+	f, got, err := openRegular(abs, noFollow)
 	if err != nil {
-		return nil, nil, errcode.Wrap(errcode.FileNotFound, err, "%s: %v", rel, err)
+		if errcode.Of(err) == errcode.Internal {
+			err = errcode.Wrap(errcode.FileNotFound, err, "%s: %v", rel, err)
+		}
+		return nil, nil, err
 	}
-	got, err := f.Stat()
-	switch {
-	case err != nil:
-		err = errcode.Wrap(errcode.FileNotFound, err, "%s: %v", rel, err)
-	case !os.SameFile(fi, got):
-		err = errcode.FieldError(errcode.FileNotFound, "rel_path", "%s changed while being opened", rel)
+	if !os.SameFile(fi, got) {
+		f.Close()
+		return nil, nil, errcode.FieldError(errcode.FileNotFound, "rel_path", "%s changed while being opened", rel)
+	}
+	return f, got, nil
+}
+
+// OpenRegular opens abs for reading without blocking and returns it only
+// if the descriptor opened is a regular file: a FIFO, socket or device
+// swapped in after any earlier check is refused (DOC_TYPE_UNSUPPORTED)
+// instead of blocking the caller. Errors from the open itself are returned
+// as they are.
+func OpenRegular(abs string) (*os.File, fs.FileInfo, error) { return openRegular(abs, 0) }
+
+func openRegular(abs string, flags int) (*os.File, fs.FileInfo, error) {
+	f, err := os.OpenFile(abs, os.O_RDONLY|nonBlock|flags, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	fi, err := f.Stat()
+	if err == nil {
+		err = regular(filepath.Base(abs), fi)
 	}
 	if err != nil {
 		f.Close()
 		return nil, nil, err
 	}
-	return f, got, nil
+	return f, fi, nil
 }
 
 // regular refuses anything but a regular file.
