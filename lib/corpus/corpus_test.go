@@ -233,3 +233,29 @@ func TestReadsAreBounded(t *testing.T) {
 		t.Errorf("read after the slot was freed = %q %v", b, err)
 	}
 }
+
+// The state directory is never served, even with no path excludes, when the
+// root is reached through a symlinked path and the request goes through a
+// link into it (issue 14, 0b): the check compares resolved paths.
+func TestStateDirThroughSymlinkedRoot(t *testing.T) {
+	real := t.TempDir()
+	os.MkdirAll(filepath.Join(real, ".dir2mcp"), 0o700)
+	os.WriteFile(filepath.Join(real, ".dir2mcp", "secret.token"), []byte("tok"), 0o600)
+	os.Symlink(".dir2mcp/secret.token", filepath.Join(real, "tok.txt"))
+	os.Symlink(".dir2mcp", filepath.Join(real, "link_state"))
+	dir := filepath.Join(t.TempDir(), "link-to-root")
+	if err := os.Symlink(real, dir); err != nil {
+		t.Fatal(err)
+	}
+	r, err := rootfs.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	none, _ := exclude.New(nil, nil)
+	a := &Access{Root: r, StateDir: filepath.Join(dir, ".dir2mcp"), Exclude: none}
+	for _, rel := range []string{"tok.txt", "link_state/secret.token", ".dir2mcp/secret.token", ".DIR2MCP/secret.token"} {
+		if _, err := a.Check(rel); errcode.Of(err) != errcode.Forbidden && errcode.Of(err) != errcode.FileNotFound {
+			t.Errorf("Check(%s) = %v, want FORBIDDEN", rel, err)
+		}
+	}
+}
