@@ -366,3 +366,46 @@ func TestOddFileNames(t *testing.T) {
 		t.Errorf("second run: %v", done)
 	}
 }
+
+// TestTokenThroughLinkedRootWithoutExcludes (issue 14, 0b): with no path
+// excludes at all and the root reached through a link, links into the
+// state dir still never serve the bearer token.
+func TestTokenThroughLinkedRootWithoutExcludes(t *testing.T) {
+	real := t.TempDir()
+	writeFile(t, filepath.Join(real, ".dir2mcp.yaml"), "version: 1\nsecurity:\n  path_excludes:\ningest:\n  follow_symlinks: true\n")
+	writeFile(t, filepath.Join(real, "ok.txt"), "an ordinary readable note about zebras\n")
+	os.Symlink(".dir2mcp/secret.token", filepath.Join(real, "tok.txt"))
+	os.Symlink(".dir2mcp", filepath.Join(real, "link_state"))
+	dir := filepath.Join(t.TempDir(), "link-to-root")
+	if err := os.Symlink(real, dir); err != nil {
+		t.Fatal(err)
+	}
+	p := start(t, "dir2mcp", []string{"DIR2MCP_SERVER_RATE_LIMIT_RPS=0"}, upArgs(dir)...)
+	srv := p.connect()
+	p.wait("index_complete", 60*time.Second)
+	c := newMCP(t, srv)
+	c.initialize()
+	var all strings.Builder
+	for _, rel := range []string{"tok.txt", "link_state/secret.token", ".dir2mcp/secret.token", "link_state/connection.json"} {
+		out, rs := readBoth(c, rel)
+		all.WriteString(out)
+		for _, r := range rs {
+			if code := r.errCode(); code != "FORBIDDEN" {
+				t.Errorf("%s: %q, want FORBIDDEN", rel, code)
+			}
+		}
+	}
+	listed := surfaces(t, c, []string{"zebras", "token"}, []string{srv.token, srv.token[:20]})
+	all.WriteString(listed)
+	if !strings.Contains(all.String(), "zebras") {
+		t.Fatal("the ordinary file should be served")
+	}
+	if strings.Contains(all.String(), srv.token) {
+		t.Error("the bearer token reached a client")
+	}
+	for _, n := range []string{"tok.txt", "link_state", "secret.token"} {
+		if strings.Contains(listed, `"`+n) {
+			t.Errorf("%s is listed or completed", n)
+		}
+	}
+}
