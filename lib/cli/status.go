@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -16,6 +17,8 @@ func statusCommand() *ucli.Command {
 		Name:   "status",
 		Usage:  "show index state and indexing progress (works while `up` runs)",
 		Action: runStatus,
+		Flags: []ucli.Flag{&ucli.BoolFlag{Name: "excluded",
+			Usage: "list only the files kept out of the index for security, all of them, each with the rule that excluded it"}},
 	}
 }
 
@@ -32,14 +35,8 @@ type statusOut struct {
 	Pending   int64            `json:"pending"`
 	// Excluded are the files kept out of the index for security, each with
 	// the rule that excluded it (a false positive is spotted here).
-	Excluded   []excludedFile    `json:"excluded"`
+	Excluded   []corpus.Excluded `json:"excluded"`
 	Connection *state.Connection `json:"connection,omitempty"`
-}
-
-type excludedFile struct {
-	RelPath string `json:"rel_path"`
-	Code    string `json:"code"`
-	Rule    string `json:"rule"`
 }
 
 // maxExcludedShown bounds the excluded files status prints (--json lists
@@ -64,14 +61,11 @@ func runStatus(ctx context.Context, cmd *ucli.Command) error {
 	if conn, err := e.dir.ReadConnection(); err == nil && state.ProcessAlive(conn.PID) {
 		out.Connection = &conn
 	}
-	docs, err := st.Documents(ctx, store.DocQuery{MaxSize: -1, OnlyCodes: corpus.HiddenCodes}, nil, 0)
-	if err != nil {
+	if out.Excluded, err = corpus.ExcludedDocs(ctx, st, corpus.HiddenCodes, nil, e.cfg.Security.SecretPatterns); err != nil {
 		return err
 	}
-	out.Excluded = make([]excludedFile, 0, len(docs))
-	for _, d := range docs {
-		out.Excluded = append(out.Excluded, excludedFile{RelPath: d.RelPath, Code: d.ErrorCode,
-			Rule: corpus.ExclusionRule(d.Error, e.cfg.Security.SecretPatterns)})
+	if cmd.Bool("excluded") {
+		return printExcluded(e, out.Excluded)
 	}
 	if e.jsonOut {
 		enc := json.NewEncoder(e.stdout)
@@ -116,6 +110,21 @@ func runStatus(ctx context.Context, cmd *ucli.Command) error {
 	}
 	if out.Connection != nil {
 		fmt.Fprintf(w, "Serving:   %s (pid %d)\n", out.Connection.URL, out.Connection.PID)
+	}
+	return nil
+}
+
+// printExcluded is `status --excluded`: every file kept out for security
+// with its rule, one a line (--json: {"excluded": [...]}).
+func printExcluded(e *env, files []corpus.Excluded) error {
+	if e.jsonOut {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(map[string]any{"excluded": files})
+	}
+	fmt.Fprintf(e.stdout, "%d file(s) kept out of the index for security (never served):\n", len(files))
+	for _, x := range files {
+		fmt.Fprintf(e.stdout, "%s  %s  %s\n", x.RelPath, x.Code, cmp.Or(x.Rule, x.Code))
 	}
 	return nil
 }

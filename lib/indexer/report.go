@@ -7,6 +7,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/dir2mcp/dir2mcp/lib/corpus"
+	"github.com/dir2mcp/dir2mcp/lib/errcode"
 	"github.com/dir2mcp/dir2mcp/lib/events"
 	"github.com/dir2mcp/dir2mcp/lib/record"
 	"github.com/dir2mcp/dir2mcp/lib/state"
@@ -141,6 +143,10 @@ func (r *Reporter) Start(ctx context.Context, jobID, mode string, prog *Progress
 			data["message"] = fmt.Sprintf("Indexing complete: %d files scanned, %d indexed, %d unchanged, %d skipped, %d deleted, %d errors; %d chunks, %d embedded%s (%.1fs)",
 				st.Run.Scanned, st.Run.Indexed, st.Run.Unchanged, st.Run.Skipped, st.Run.Deleted, st.Run.Errors,
 				st.Totals.Chunks, st.Totals.Embedded, embedFailures(st.Run.EmbedErrors), time.Since(r.started).Seconds())
+			if x, err := corpus.ExcludedDocs(context.WithoutCancel(ctx), r.Store, []string{string(errcode.SecretExcluded)}, nil, nil); err == nil && len(x) > 0 {
+				data["secret_excluded"] = x
+				data["message"] = data["message"].(string) + "\n" + corpus.ExcludedLine(x, maxExcludedNamed)
+			}
 			r.Events.Emit(events.Info, record.EvIndexDone, data)
 		}
 		return st
@@ -169,6 +175,9 @@ func (r *Reporter) resume(ctx context.Context) {
 			ix.JobID, ix.Scanned, ix.Indexed, pending),
 	})
 }
+
+// maxExcludedNamed bounds the files excluded as secrets the summary names.
+const maxExcludedNamed = 10
 
 func (r *Reporter) publish(ctx context.Context, running, interrupted bool, finished time.Time) Status {
 	st := Status{JobID: r.job, Running: running, Mode: r.mode, Run: r.prog.Snapshot(), Interrupted: interrupted, ResumedFrom: r.ResumedFrom}

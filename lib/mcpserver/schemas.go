@@ -183,6 +183,16 @@ var statsOutput = `{
             "properties": {"doc_type": {"type": "string"}, "count": {"type": "integer"}, "reason": {"type": "string"}},
             "required": ["doc_type", "count", "reason"]
           }
+        },
+        "secret_excluded": {
+          "type": "array",
+          "description": "files (within the caller's scope, at most 50) kept out of the index because their content matched a secret pattern, each with the rule that fired; never their content",
+          "items": {
+            "type": "object",
+            "additionalProperties": false,
+            "properties": {"rel_path": {"type": "string"}, "code": {"type": "string"}, "rule": {"type": "string"}},
+            "required": ["rel_path", "code", "rule"]
+          }
         }
       },
       "required": ["total", "by_status", "by_doc_type"]

@@ -293,7 +293,9 @@ func (s *Server) wrap(t toolDef) mcp.ToolHandler {
 		var res toolOut
 		a, err := parseArgs(req.Params.Arguments, t.in)
 		if err == nil {
-			res, err = t.run(withProgress(ctx, p), a)
+			res, err = withDeadline(ctx, s.timeout(t.tool), func(ctx context.Context) (toolOut, error) {
+				return t.run(withProgress(ctx, p), a)
+			})
 		}
 		s.log.Debug("tool call", "tool", name, "ms", time.Since(start).Milliseconds(), "ok", err == nil)
 		if ctx.Err() != nil {

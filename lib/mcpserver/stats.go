@@ -3,7 +3,11 @@ package mcpserver
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
+
+	"github.com/dir2mcp/dir2mcp/lib/corpus"
+	"github.com/dir2mcp/dir2mcp/lib/errcode"
 
 	"github.com/dir2mcp/dir2mcp/lib/indexer"
 	"github.com/dir2mcp/dir2mcp/lib/state"
@@ -49,6 +53,10 @@ type statsDocs struct {
 	// AwaitingProvider lists documents skipped until a provider is
 	// configured (audio without speech-to-text, images without OCR).
 	AwaitingProvider []statsWaiting `json:"awaiting_provider,omitempty"`
+	// SecretExcluded lists the files (within the caller's scope) kept out
+	// of the index because their content matched a secret pattern, each
+	// with the rule, so a false positive is seen (never the content).
+	SecretExcluded []corpus.Excluded `json:"secret_excluded,omitempty"`
 }
 
 type statsWaiting struct {
@@ -106,6 +114,11 @@ func (s *Server) stats(ctx context.Context, _ *args) (toolOut, error) {
 	for _, w := range waiting {
 		res.Documents.AwaitingProvider = append(res.Documents.AwaitingProvider, statsWaiting{w.DocType, w.Count, w.Reason})
 	}
+	x, err := corpus.ExcludedDocs(ctx, s.Store, []string{string(errcode.SecretExcluded)}, corpus.ScopeFrom(ctx).Paths(), s.secretPatterns())
+	if err != nil {
+		return toolOut{}, err
+	}
+	res.Documents.SecretExcluded = x[:min(len(x), maxStatsExcluded)]
 	summary := fmt.Sprintf("Index of %s: %d documents (%s), %d chunks, %d embedded, %d pending; indexing running=%v; embedders text=%s code=%s",
 		res.Root, counts.Documents, store.FormatCounts(counts.ByStatus), counts.Chunks, counts.Embedded, counts.Pending, st.Running,
 		s.Models.EmbedText, s.Models.EmbedCode)
@@ -115,7 +128,21 @@ func (s *Server) stats(ctx context.Context, _ *args) (toolOut, error) {
 	for _, w := range waiting {
 		summary += fmt.Sprintf("\n%d %s file(s) skipped: %s", w.Count, w.DocType, w.Reason)
 	}
+	if line := corpus.ExcludedLine(x, maxStatsExcluded); line != "" {
+		summary += "\n" + strings.Replace(line, "see dir2mcp status --excluded", "list_files excluded=true lists them", 1)
+	}
 	return toolOut{out: res, summary: summary}, nil
+}
+
+// maxStatsExcluded bounds the files excluded as secrets stats names.
+const maxStatsExcluded = 50
+
+// secretPatterns are the configured secret patterns (nil without a config).
+func (s *Server) secretPatterns() []string {
+	if s.Config == nil {
+		return nil
+	}
+	return s.Config.Security.SecretPatterns
 }
 
 func orMode(m string) string {
