@@ -281,3 +281,23 @@ func TestOneNameFindsItsDefinition(t *testing.T) {
 		}
 	}
 }
+
+// A chunk only BM25 found is fused with its real cosine, not as if it were
+// unrelated to the query: the explained candidates carry it.
+func TestBM25FindsAreScoredByVectorToo(t *testing.T) {
+	e := setup(t)
+	e.eng.Tuning.Candidates = 1 // vector depth 4 < the chunks BM25 finds
+	r := search(t, e, retrieve.Request{Query: "the", K: 1, Explain: true})
+	lexOnly := 0
+	for _, c := range r.Candidates {
+		if c.LexRank > 0 && c.VecRank == 0 {
+			lexOnly++
+			if c.VecSim == 0 {
+				t.Errorf("%s (lex rank %d) has no cosine", c.RelPath, c.LexRank)
+			}
+		}
+	}
+	if lexOnly == 0 {
+		t.Fatalf("no candidate found by BM25 alone among %d", len(r.Candidates))
+	}
+}

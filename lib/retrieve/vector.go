@@ -19,11 +19,12 @@ type vecHit struct {
 }
 
 // vectorSearch returns up to depth live, filter-passing chunks nearest to
-// the query across the given kinds, best first. Kinds whose vector file is
-// missing or made by another model than the query embedder are skipped and
-// reported.
-func (e *Engine) vectorSearch(ctx context.Context, query string, kinds []string, f store.ChunkFilter, depth, k int) ([]vecHit, []string, error) {
+// the query across the given kinds, best first, and the query vector used
+// for each kind. Kinds whose vector file is missing or made by another
+// model than the query embedder are skipped and reported.
+func (e *Engine) vectorSearch(ctx context.Context, query string, kinds []string, f store.ChunkFilter, depth, k int) ([]vecHit, []string, map[string][]float32, error) {
 	var skipped []string
+	byKind := map[string][]float32{}
 	queryVecs := map[string][]float32{} // by embedder ID
 	perKind := map[string][]vecHit{}
 	models := map[string]bool{}
@@ -47,15 +48,16 @@ func (e *Engine) vectorSearch(ctx context.Context, query string, kinds []string,
 		if !ok {
 			vs, err := emb.Embed(ctx, []embed.Input{{Text: query, Kind: kind, Query: true}})
 			if err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 			q = vs[0]
 			queryVecs[emb.ID()] = q
 		}
 		models[emb.ID()] = true
+		byKind[kind] = q
 		hits, err := e.searchKind(ctx, ix, q, f, depth, k)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		perKind[kind] = hits
 	}
@@ -79,7 +81,29 @@ func (e *Engine) vectorSearch(ctx context.Context, query string, kinds []string,
 	if len(all) > depth {
 		all = all[:depth]
 	}
-	return all, skipped, nil
+	if len(models) > 1 {
+		byKind = nil // rescaled scores: a raw cosine would not compare
+	}
+	return all, skipped, byKind, nil
+}
+
+// fillCosines gives every candidate the vector channel did not return (a
+// BM25-only find) its cosine with the query, so fusion weighs it on the
+// same scale as the vector hits instead of as if it were unrelated. A
+// candidate without a vector (pending embedding) keeps none.
+func (e *Engine) fillCosines(list []*candidate, queryVecs map[string][]float32) {
+	for _, c := range list {
+		if c.vecRank > 0 {
+			continue
+		}
+		q, rl := queryVecs[c.ref.IndexKind], e.Vectors[c.ref.IndexKind]
+		if q == nil || rl == nil {
+			continue
+		}
+		if sim, ok := rl.Current().Dot(c.id, q); ok {
+			c.vecSim, c.filled = sim, true
+		}
+	}
 }
 
 // searchKind runs the exact search, drops deleted and filtered-out chunks,

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
+	"github.com/viterin/vek/vek32"
 )
 
 // Index is an in-memory exact vector index: one float32 vector per int64
@@ -93,6 +94,22 @@ func (ix *Index) Vector(label int64) ([]float32, bool) {
 		return nil, false
 	}
 	return append([]float32(nil), ix.vecs[i*ix.dim:(i+1)*ix.dim]...), true
+}
+
+// Dot returns the dot product of q with label's vector (the cosine when
+// both are L2-normalised), or false if label has none or q's dimension
+// differs.
+func (ix *Index) Dot(label int64, q []float32) (float32, bool) {
+	if ix == nil || len(q) != ix.dim {
+		return 0, false
+	}
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	i, ok := ix.slots[label]
+	if !ok {
+		return 0, false
+	}
+	return vek32.Dot(q, ix.vecs[i*ix.dim:(i+1)*ix.dim]), true
 }
 
 // Upsert stores a copy of vec under label, replacing any vector the label
