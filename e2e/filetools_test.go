@@ -223,7 +223,9 @@ func TestGrepOverMCP(t *testing.T) {
 		if wantLines := map[string]int{`(a*)*b`: 1, `[a-c]{1,200}b`: 1}[pat]; lines != wantLines {
 			t.Errorf("%.30s: %d matching lines in long.txt, want %d", pat, lines, wantLines)
 		}
-		if d := time.Since(began); d > 60*time.Second {
+		// Generous: a backtracking engine would take hours on these, and a
+		// loaded 2-core machine pages the 2 MiB line in ~2 minutes.
+		if d := time.Since(began); d > 4*time.Minute {
 			t.Errorf("%.30s took %s", pat, d)
 		}
 	}
