@@ -229,9 +229,9 @@ func runJob(ctx context.Context, e *env, st *store.Store, embs map[string]embed.
 		ids[k] = m.ID()
 	}
 	rep := &indexer.Reporter{Root: e.root.Dir(), Dir: e.dir, Store: st, Events: e.ev, Models: e.modelNames(ids)}
-	if bar := newProgressBar(e); bar != nil {
-		rep.Line = bar.update
-		defer bar.finish()
+	bar := newProgressBar(ctx, e, st, prog)
+	if bar != nil {
+		rep.Line = func(indexer.Status) {} // the bar draws progress itself
 	}
 	stop := rep.Start(ctx, tr.status(ctx).JobID, mode, prog)
 	job := &indexer.Job{Config: e.cfg, Root: e.root.Dir(), Dir: e.dir, Store: st, Embedders: embs,
@@ -240,7 +240,8 @@ func runJob(ctx context.Context, e *env, st *store.Store, embs map[string]embed.
 		job.Flushed = svc.refresh
 	}
 	err = job.Run(ctx)
-	tr.finish() // before index_complete is reported: searches after it see a finished job
+	bar.finish(err) // its last lines and the warnings go before the summary
+	tr.finish()     // before index_complete is reported: searches after it see a finished job
 	if ctx.Err() != nil {
 		stop(nil)
 		return ctx.Err()
