@@ -128,6 +128,9 @@ func (b *progressBar) line() string {
 	w := b.width() - 1 // never the last column: the terminal would wrap
 	switch b.phase {
 	case phaseScan:
+		if b.prog.ScanDone.Load() {
+			return fit(fmt.Sprintf("%-8s %d files found", "scan", b.prog.Found.Load()), w)
+		}
 		b.spin++
 		return fit(fmt.Sprintf("%-8s %c %d files found, %d extracted, %d chunks embedded", "scan", `|/-\`[b.spin%4],
 			b.prog.Found.Load(), b.prog.Scanned.Load(), b.embedDone()), w)

@@ -38,6 +38,9 @@ func TestProgressBarPhases(t *testing.T) {
 	if l := step(); !strings.HasPrefix(l, "extract") || !strings.Contains(l, " 40%") {
 		t.Errorf("extract: %q", l)
 	}
+	if !strings.Contains(term.String(), "\rscan     10 files found\x1b[K\n") {
+		t.Errorf("scan's last line: %q", term.String())
+	}
 	p.Scanned.Store(3) // a counter read out of order must not move the bar back
 	if l := step(); !strings.Contains(l, " 40%") {
 		t.Errorf("extract went back: %q", l)
