@@ -126,9 +126,9 @@ func TestCLIExitCodes(t *testing.T) {
 			args: []string{"index", "--dir", "DIR", "--non-interactive"}, code: 2, want: []string{"CONFIG_INVALID", "MISTRAL_API_KEY"}},
 		{name: "port in use", args: []string{"up", "--dir", "DIR", "--listen", busy.Addr().String()}, code: 4,
 			want: []string{"BIND_FAILED", busy.Addr().String()}},
-		{name: "index locked by another writer", prep: holdIndexLock,
+		{name: "index locked by another writer", prep: func(t *testing.T, dir string) { holdIndexLock(t, dir) },
 			args: []string{"index", "--dir", "DIR"}, code: 1, want: []string{"INDEX_LOCKED", "locks/index.lock", "pid "}},
-		{name: "reindex --force while another writer works", prep: holdIndexLock,
+		{name: "reindex --force while another writer works", prep: func(t *testing.T, dir string) { holdIndexLock(t, dir) },
 			args: []string{"reindex", "--force", "--dir", "DIR"}, code: 1, want: []string{"INDEX_LOCKED"}, noWant: "Moved the old index"},
 		{name: "no index yet", args: []string{"status", "--dir", "DIR"}, code: 1, want: []string{"INDEX_NOT_READY", "dir2mcp up"}},
 		{name: "damaged index", prep: func(t *testing.T, dir string) { writeFile(t, filepath.Join(dir, ".dir2mcp", "meta.sqlite"), "garbage") },
@@ -208,29 +208,5 @@ func TestReindexForceAfterVersionMismatch(t *testing.T) {
 	}
 	if r := runCLI(t, nil, false, "index", "--dir", dir); r.code != 0 || !strings.Contains(r.stdout, "0 indexed") {
 		t.Errorf("index after reindex --force: %d %s %s", r.code, r.stdout, r.stderr)
-	}
-}
-
-// holdIndexLock starts dir2mcp-extract on dir with an open, silent stdin:
-// it holds locks/index.lock until the test ends.
-func holdIndexLock(t *testing.T, dir string) {
-	t.Helper()
-	cmd := exec.Command(bin("dir2mcp-extract"), "--dir", dir)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { stdin.Close(); cmd.Wait() })
-	lock := filepath.Join(dir, ".dir2mcp", "locks", "index.lock")
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if b, _ := os.ReadFile(lock); len(b) > 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("dir2mcp-extract did not take the index lock")
-		}
 	}
 }

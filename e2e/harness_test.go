@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -156,21 +157,28 @@ func (p *proc) stop() {
 // wait returns the next event named name, failing after timeout.
 func (p *proc) wait(name string, timeout time.Duration) record.Event {
 	p.t.Helper()
+	return p.waitAny(timeout, name)
+}
+
+// waitAny returns the next event named one of names, failing after
+// timeout or on a fatal event.
+func (p *proc) waitAny(timeout time.Duration, names ...string) record.Event {
+	p.t.Helper()
 	deadline := time.After(timeout)
 	for {
 		select {
 		case ev, ok := <-p.events:
 			if !ok {
-				p.t.Fatalf("process exited before %q event; stderr:\n%s", name, p.stderr.String())
+				p.t.Fatalf("process exited before %q event; stderr:\n%s", names, p.stderr.String())
 			}
 			if ev.Event == "fatal" {
-				p.t.Fatalf("fatal event while waiting for %q: %v\nstderr:\n%s", name, ev.Data, p.stderr.String())
+				p.t.Fatalf("fatal event while waiting for %q: %v\nstderr:\n%s", names, ev.Data, p.stderr.String())
 			}
-			if ev.Event == name {
+			if slices.Contains(names, ev.Event) {
 				return ev
 			}
 		case <-deadline:
-			p.t.Fatalf("no %q event within %s; stderr:\n%s", name, timeout, p.stderr.String())
+			p.t.Fatalf("no %q event within %s; stderr:\n%s", names, timeout, p.stderr.String())
 		}
 	}
 }
@@ -222,6 +230,12 @@ type rpcResponse struct {
 func (c *mcp) rawPost(msg map[string]any, hdr map[string]string) (*http.Response, []byte) {
 	c.t.Helper()
 	body, _ := json.Marshal(msg)
+	return c.rawPostBody(body, hdr)
+}
+
+// rawPostBody is rawPost with the body exactly as given.
+func (c *mcp) rawPostBody(body []byte, hdr map[string]string) (*http.Response, []byte) {
+	c.t.Helper()
 	req, _ := http.NewRequest("POST", c.srv.url, bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")

@@ -1,7 +1,9 @@
 package e2e
 
 import (
+	"bufio"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -54,14 +56,69 @@ func TestSessionExpiry(t *testing.T) {
 
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		log := p.stderr.String()
-		if strings.Contains(log, "reason=inactivity") && strings.Contains(log, "reason=max-lifetime") &&
+		log := p.lines.String() // --json: the expiry logs are notice events
+		if strings.Contains(log, `"reason":"inactivity"`) && strings.Contains(log, `"reason":"max-lifetime"`) &&
 			strings.Contains(log, idle.session) && strings.Contains(log, busy.session) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("expirations not logged with reason and session id; stderr:\n%s", log)
+			t.Fatalf("expirations not logged with reason and session id; stdout:\n%s\nstderr:\n%s", log, p.stderr.String())
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestAbandonedSessionsNoLogFlood: after 40 clients left without DELETE, a
+// file save notifies the one client that listens and logs nothing about
+// the 40 others; every log line is in the event format (no second format).
+func TestAbandonedSessionsNoLogFlood(t *testing.T) {
+	dir := copyCorpus(t, "corpus")
+	p := start(t, "dir2mcp", nil, upArgs(dir)...)
+	srv := p.connect()
+	p.wait("index_complete", 60*time.Second)
+	for range 40 {
+		newMCP(t, srv).initialize() // one-shot client: never sends DELETE
+	}
+	listener := newMCP(t, srv)
+	listener.initialize()
+	req, _ := http.NewRequest("GET", srv.url, nil)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Authorization", "Bearer "+srv.token)
+	req.Header.Set("MCP-Session-Id", listener.session)
+	req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("GET stream: %v %v", err, resp)
+	}
+	defer resp.Body.Close()
+	changed := make(chan bool, 1)
+	go func() {
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), "notifications/resources/list_changed") {
+				changed <- true
+				return
+			}
+		}
+		changed <- false
+	}()
+	writeFile(t, filepath.Join(dir, "saved.md"), "# Saved\n\nA file saved while 40 sessions were abandoned.\n")
+	select {
+	case ok := <-changed:
+		if !ok {
+			t.Fatal("the GET stream ended without notifications/resources/list_changed")
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the listening client got no notifications/resources/list_changed; stderr:\n%s", p.stderr.String())
+	}
+	time.Sleep(500 * time.Millisecond) // the SDK notifies the sessions one after another
+	logs := p.lines.String() + p.stderr.String()
+	if n := strings.Count(logs, "list_changed"); n > 0 {
+		t.Errorf("%d log lines about list_changed:\n%s", n, logs)
+	}
+	for _, line := range strings.Split(p.stderr.String(), "\n") {
+		if strings.Contains(line, "level=") || strings.HasPrefix(line, "time=") {
+			t.Errorf("stderr line in a second log format: %q", line)
+		}
 	}
 }

@@ -126,3 +126,119 @@ func TestUpStdio(t *testing.T) {
 		t.Errorf("startup notice missing from stderr:\n%s", stderr.String())
 	}
 }
+
+// sendLine writes one raw line to the server's stdin.
+func (c *stdioClient) sendLine(line string) {
+	c.t.Helper()
+	if _, err := io.WriteString(c.stdin, line+"\n"); err != nil {
+		c.t.Fatalf("writing to the server: %v; stderr:\n%s", err, c.stderr.String())
+	}
+}
+
+// recv returns the next response (a stdout message with an id).
+func (c *stdioClient) recv() map[string]json.RawMessage {
+	c.t.Helper()
+	select {
+	case m, ok := <-c.responses:
+		if !ok {
+			c.t.Fatalf("server closed stdout; stderr:\n%s", c.stderr.String())
+		}
+		return m
+	case <-time.After(30 * time.Second):
+		c.t.Fatalf("no response; stderr:\n%s", c.stderr.String())
+	}
+	return nil
+}
+
+// TestUpStdioSurvivesBadLines feeds `up --stdio` malformed lines of every
+// kind: each gets a JSON-RPC error (-32700 for what is not JSON, -32600 for
+// JSON that is not a valid request, with the id when one could be read),
+// the server keeps serving, and ids come back exactly as sent.
+func TestUpStdioSurvivesBadLines(t *testing.T) {
+	c := startStdio(t, "up", "--stdio", "--dir", copyCorpus(t, "corpus"), "--non-interactive")
+	c.call("initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{},
+		"clientInfo": map[string]any{"name": "stdio-e2e", "version": "1"}})
+	c.notify("notifications/initialized")
+	deep := `{"jsonrpc":"2.0","id":41,"method":"ping","params":{"a":` + strings.Repeat("[", 2000) + strings.Repeat("]", 2000) + `}}`
+	huge := `{"jsonrpc":"2.0","id":42,"method":"ping","params":{"pad":"` + strings.Repeat("x", 20<<20) + `"}}`
+	cases := []struct {
+		line string
+		code int
+		id   string // the id the error must carry, as JSON
+	}{
+		{`garbage`, -32700, `null`},
+		{`{`, -32700, `null`},
+		{`{"jsonrpc":"2.0","id":1,"method":"ping"`, -32700, `null`},
+		{`{"jsonrpc":"2.0","id":1,"method":"ping"} trailing`, -32700, `null`},
+		{`{"jsonrpc":"2.0","id":1,"method":"ping"}{"jsonrpc":"2.0","id":2,"method":"ping"}`, -32700, `null`},
+		{`{'jsonrpc':'2.0'}`, -32700, `null`},
+		{`{"jsonrpc":"2.0","id":3,"method":"ping",}`, -32700, `null`},
+		{`NaN`, -32700, `null`},
+		{"{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\",\"params\":{\"x\":\"\xff\xfe\"}}", -32700, `null`},
+		{huge, -32600, `null`},
+		{`[]`, -32600, `null`},
+		{`[{"jsonrpc":"2.0","id":5,"method":"ping"},{"jsonrpc":"2.0","id":6,"method":"ping"}]`, -32600, `null`},
+		{`null`, -32600, `null`},
+		{`42`, -32600, `null`},
+		{`"ping"`, -32600, `null`},
+		{`true`, -32600, `null`},
+		{`{}`, -32600, `null`},
+		{`{"jsonrpc":"1.0","id":7,"method":"ping"}`, -32600, `7`},
+		{`{"id":8,"method":"ping"}`, -32600, `8`},
+		{`{"jsonrpc":"2.0","id":9}`, -32600, `9`},
+		{`{"jsonrpc":"2.0","id":10,"method":5}`, -32600, `10`},
+		{`{"jsonrpc":"2.0","id":11,"error":"bad"}`, -32600, `11`},
+		{`{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}`, -32600, `null`},
+		{`{"jsonrpc":"2.0","id":[1],"method":"ping"}`, -32600, `null`},
+		{`{"jsonrpc":"2.0","id":null,"method":"ping"}`, -32600, `null`},
+		{`{"jsonrpc":"2.0","id":true,"method":"ping"}`, -32600, `null`},
+		{`{"jsonrpc":"2.0","id":1.5,"method":"ping"}`, -32600, `1.5`},
+		{`{"jsonrpc":"2.0","id":9223372036854775808,"method":"ping"}`, -32600, `9223372036854775808`},
+		{`{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}`, -32600, `9007199254740993`},
+		{`{"jsonrpc":"2.0","id":-9223372036854775809,"method":"ping"}`, -32600, `-9223372036854775809`},
+		{`{"jsonrpc":"2.0","id":1e3,"method":"ping"}`, -32600, `1e3`},
+		{deep, -32600, `41`},
+	}
+	for i, tc := range cases {
+		c.sendLine(tc.line)
+		m := c.recv()
+		var e struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		}
+		if json.Unmarshal(m["error"], &e) != nil || e.Code != tc.code || e.Message == "" {
+			t.Errorf("case %d %.80q: want error %d, got %v", i, tc.line, tc.code, m)
+		}
+		if got := string(m["id"]); got != tc.id {
+			t.Errorf("case %d %.80q: id %s, want %s", i, tc.line, got, tc.id)
+		}
+		if string(m["jsonrpc"]) != `"2.0"` {
+			t.Errorf("case %d: answer is not JSON-RPC 2.0: %v", i, m)
+		}
+	}
+	c.sendLine("") // a blank line is skipped, not answered
+	// Ids the protocol allows come back byte for byte.
+	for _, id := range []string{`9007199254740991`, `-9007199254740991`, `0`, `-1`, `"9223372036854775808"`, `"Ω id with spaces"`, `""`} {
+		c.sendLine(`{"jsonrpc":"2.0","id":` + id + `,"method":"ping"}`)
+		m := c.recv()
+		if string(m["id"]) != id || m["result"] == nil {
+			t.Errorf("ping with id %s: %v", id, m)
+		}
+	}
+	// Still serving: a tool call works.
+	c.sendLine(`{"jsonrpc":"2.0","id":"after","method":"tools/call","params":{"name":"dir2mcp.stats","arguments":{}}}`)
+	if m := c.recv(); string(m["id"]) != `"after"` || m["result"] == nil || strings.Contains(string(m["result"]), `"isError":true`) {
+		t.Errorf("tools/call after bad lines: %v", m)
+	}
+	c.stdin.Close()
+	done := make(chan error, 1)
+	go func() { done <- c.cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("exit after stdin closed: %v\n%s", err, c.stderr.String())
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("server did not exit when stdin closed")
+	}
+}

@@ -2,7 +2,9 @@ package e2e
 
 import (
 	"encoding/json"
+	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -117,4 +119,182 @@ func firstPath(r searchOut) string {
 		return "(no hits)"
 	}
 	return r.Hits[0].RelPath
+}
+
+// checkPrivate fails unless the state dir is 0700 with every directory in
+// it 0700 and every file 0600, and has the .gitignore of "*".
+func checkPrivate(t *testing.T, stateDir string) {
+	t.Helper()
+	err := filepath.WalkDir(stateDir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		want := fs.FileMode(0o600)
+		if d.IsDir() {
+			want = 0o700
+		}
+		if fi.Mode().Perm() != want {
+			t.Errorf("%s: mode %o, want %o", p, fi.Mode().Perm(), want)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(stateDir, ".gitignore")); err != nil || !slices.Contains(strings.Split(string(b), "\n"), "*") {
+		t.Errorf("state dir .gitignore: %q %v", b, err)
+	}
+}
+
+func gitRun(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-c", "user.name=e2e", "-c", "user.email=e2e@invalid"}, args...)...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+// TestStateDirIsPrivateAndNotCommitted: the state dir (index text, vectors,
+// bearer token) is 0700 with 0600 files, an existing loose one is tightened,
+// and real git never stages it.
+func TestStateDirIsPrivateAndNotCommitted(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	dir := copyCorpus(t, "corpus")
+	stateDir := filepath.Join(dir, ".dir2mcp")
+	gitRun(t, dir, "init", "-q")
+	idx := exec.Command(bin("dir2mcp"), "index", "--dir", ".", "--quiet", "--non-interactive")
+	idx.Dir = dir
+	if out, err := idx.CombinedOutput(); err != nil {
+		t.Fatalf("index: %v\n%s", err, out)
+	}
+	checkPrivate(t, stateDir)
+
+	// up adds the token and connection.json: private too, and never staged.
+	p := start(t, "dir2mcp", nil, upArgs(dir)...)
+	p.connect()
+	p.wait("index_complete", 60*time.Second)
+	for _, f := range []string{"secret.token", "connection.json", "meta.sqlite", "corpus.json"} {
+		if _, err := os.Stat(filepath.Join(stateDir, f)); err != nil {
+			t.Errorf("%s missing: %v", f, err)
+		}
+	}
+	checkPrivate(t, stateDir)
+	gitRun(t, dir, "add", "-A")
+	if st := gitRun(t, dir, "status", "--porcelain", "--ignored=no"); strings.Contains(st, ".dir2mcp") || !strings.Contains(st, "notes/") {
+		t.Errorf("git status shows the state dir (or nothing at all):\n%s", st)
+	}
+	if ls := gitRun(t, dir, "ls-files"); strings.Contains(ls, ".dir2mcp/") {
+		t.Errorf("git staged state files:\n%s", ls)
+	}
+	p.stop()
+
+	// A state dir from an older version (loose modes, no .gitignore) is
+	// tightened on the next run.
+	os.Remove(filepath.Join(stateDir, ".gitignore"))
+	os.Chmod(stateDir, 0o755)
+	os.Chmod(filepath.Join(stateDir, "meta.sqlite"), 0o644)
+	os.Chmod(filepath.Join(stateDir, "corpus.json"), 0o644)
+	os.Chmod(filepath.Join(stateDir, "locks"), 0o755)
+	if out, err := exec.Command(bin("dir2mcp"), "index", "--dir", dir, "--quiet", "--non-interactive").CombinedOutput(); err != nil {
+		t.Fatalf("index: %v\n%s", err, out)
+	}
+	checkPrivate(t, stateDir)
+
+	// A --state-dir of its own is private and ignored too.
+	own := filepath.Join(dir, "state-here")
+	if out, err := exec.Command(bin("dir2mcp"), "index", "--dir", dir, "--state-dir", own, "--quiet", "--non-interactive").CombinedOutput(); err != nil {
+		t.Fatalf("index --state-dir: %v\n%s", err, out)
+	}
+	checkPrivate(t, own)
+	gitRun(t, dir, "add", "-A")
+	if ls := gitRun(t, dir, "ls-files"); strings.Contains(ls, "state-here/") || strings.Contains(ls, ".dir2mcp/") {
+		t.Errorf("git staged state files:\n%s", ls)
+	}
+}
+
+// TestInterruptedIndexIsReported: a stdio client that leaves mid-index
+// ends the job; it is reported as interrupted (event, status, stats), never
+// as complete, and the next run says it resumes it.
+func TestInterruptedIndexIsReported(t *testing.T) {
+	dir := synthCorpus(t, 3000)
+	c := startStdio(t, "up", "--stdio", "--dir", dir, "--json", "--non-interactive")
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(c.stderr.String(), `"event":"server_started"`) && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(500 * time.Millisecond)
+	closeStdio(c)
+	log := c.stderr.String()
+	if strings.Contains(log, `"event":"index_complete"`) && !strings.Contains(log, `"event":"index_interrupted"`) {
+		if s := status(t, dir); s.Pending == 0 && s.Documents == 3600 {
+			t.Skip("indexing finished before the client left")
+		}
+		t.Fatalf("an interrupted job was reported as complete:\n%s", log)
+	}
+	if !strings.Contains(log, `"event":"index_interrupted"`) || !strings.Contains(log, "Indexing interrupted") {
+		t.Fatalf("no index_interrupted event:\n%s", log)
+	}
+
+	var st struct {
+		Indexing struct {
+			JobID       string `json:"job_id"`
+			Running     bool   `json:"running"`
+			Interrupted bool   `json:"interrupted"`
+		} `json:"indexing"`
+	}
+	out, err := exec.Command(bin("dir2mcp"), "status", "--dir", dir, "--json").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	json.Unmarshal(out, &st)
+	if !st.Indexing.Interrupted || st.Indexing.Running || st.Indexing.JobID == "" {
+		t.Errorf("status after the interruption: %s", out)
+	}
+	out, _ = exec.Command(bin("dir2mcp"), "status", "--dir", dir).Output()
+	if !strings.Contains(string(out), "Indexing:  interrupted") {
+		t.Errorf("human status does not say interrupted:\n%s", out)
+	}
+
+	// The stats tool of a read-only server shows it too.
+	sp := start(t, "dir2mcp-serve", nil, "--dir", dir, "--json", "--listen", "127.0.0.1:0")
+	mc := newMCP(t, sp.connect())
+	mc.initialize()
+	var stats struct {
+		Indexing struct {
+			Interrupted bool `json:"interrupted"`
+		} `json:"indexing"`
+	}
+	r := mc.tool("dir2mcp.stats", map[string]any{})
+	json.Unmarshal(r.StructuredContent, &stats)
+	if !stats.Indexing.Interrupted {
+		t.Errorf("stats does not show the interrupted job: %s", r.StructuredContent)
+	}
+	sp.stop()
+
+	// The next run says it resumes the interrupted job, then completes.
+	out, err = exec.Command(bin("dir2mcp"), "index", "--dir", dir, "--json", "--non-interactive").Output()
+	if err != nil {
+		t.Fatalf("index: %v", err)
+	}
+	resumed := strings.Index(string(out), `"event":"index_resumed"`)
+	if resumed < 0 || !strings.Contains(string(out), st.Indexing.JobID) || resumed > strings.Index(string(out), `"event":"index_complete"`) {
+		t.Errorf("the next run does not report resuming %s before it completes:\n%s", st.Indexing.JobID, out)
+	}
+	out, _ = exec.Command(bin("dir2mcp"), "status", "--dir", dir, "--json").Output()
+	json.Unmarshal(out, &st)
+	if st.Indexing.Interrupted {
+		t.Errorf("still interrupted after a complete run: %s", out)
+	}
+	if s := status(t, dir); s.Pending != 0 || s.Documents != 3600 {
+		t.Errorf("after resuming: %+v", s)
+	}
 }

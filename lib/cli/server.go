@@ -74,6 +74,7 @@ type service struct {
 	handler *mcphttp.Handler
 	url     string
 	token   state.Token
+	conn    connOwner
 	tokens  *tokens.Registry // scoped tokens (nil without auth)
 
 	payments *x402.Gate // nil when x402 is off
@@ -274,25 +275,16 @@ func allowedHosts(cfg *config.Config) []string {
 }
 
 // serverLogger logs the server's own events (session expiry, refusals,
-// tool failures) to stderr, redacted.
+// tool failures) as notice events, in the format of every other event
+// (human lines on stderr, or NDJSON with --json), redacted.
 func serverLogger(e *env) *slog.Logger {
-	return slog.New(slog.NewTextHandler(redactingWriter{e.stderr}, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	return slog.New(e.ev.LogHandler(slog.LevelInfo))
 }
 
-// sdkLogger carries the MCP SDK's transport diagnostics: warnings only.
+// sdkLogger carries the MCP SDK's transport diagnostics: warnings only,
+// in the same format.
 func sdkLogger(e *env) *slog.Logger {
-	return slog.New(slog.NewTextHandler(redactingWriter{e.stderr}, &slog.HandlerOptions{Level: slog.LevelWarn}))
-}
-
-type redactingWriter struct {
-	w interface{ Write([]byte) (int, error) }
-}
-
-func (r redactingWriter) Write(p []byte) (int, error) {
-	if _, err := r.w.Write([]byte(events.Redact(string(p)))); err != nil {
-		return 0, err
-	}
-	return len(p), nil
+	return slog.New(e.ev.LogHandler(slog.LevelWarn))
 }
 
 // connection is the connection block for clients.
@@ -312,8 +304,8 @@ func (s *service) announce(mode string) error {
 		return nil
 	}
 	conn := s.connection()
-	if err := e.dir.WriteConnection(conn); err != nil {
-		return errcode.Wrap(errcode.StoreCorrupt, err, "write %s: %v", e.dir.Join(state.ConnectionFile), err)
+	if err := s.ownConnection(conn); err != nil {
+		return err
 	}
 	if e.jsonOut {
 		e.ev.Emit(events.Info, record.EvServerStarted, map[string]any{
@@ -383,7 +375,7 @@ func (s *service) shutdown() error {
 		defer cancel()
 		s.handler.Close()
 		err = s.http.Shutdown(ctx)
-		s.e.dir.RemoveConnection(os.Getpid())
+		err = errors.Join(err, s.conn.release(s.e.dir))
 	}
 	s.engine.Close()
 	if s.payments != nil {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -16,6 +17,8 @@ func statusCommand() *ucli.Command {
 		Name:   "status",
 		Usage:  "show index state and indexing progress (works while `up` runs)",
 		Action: runStatus,
+		Flags: []ucli.Flag{&ucli.BoolFlag{Name: "excluded",
+			Usage: "list only the files kept out of the index for security, all of them, each with the rule that excluded it"}},
 	}
 }
 
@@ -32,14 +35,8 @@ type statusOut struct {
 	Pending   int64            `json:"pending"`
 	// Excluded are the files kept out of the index for security, each with
 	// the rule that excluded it (a false positive is spotted here).
-	Excluded   []excludedFile    `json:"excluded"`
+	Excluded   []corpus.Excluded `json:"excluded"`
 	Connection *state.Connection `json:"connection,omitempty"`
-}
-
-type excludedFile struct {
-	RelPath string `json:"rel_path"`
-	Code    string `json:"code"`
-	Rule    string `json:"rule"`
 }
 
 // maxExcludedShown bounds the excluded files status prints (--json lists
@@ -59,20 +56,16 @@ func runStatus(ctx context.Context, cmd *ucli.Command) error {
 	out := statusOut{Root: e.root.Dir(), StateDir: e.dir.Path, Documents: c.Documents, ByStatus: c.ByStatus,
 		ByDocType: c.ByDocType, Chunks: c.Chunks, Embedded: c.Embedded, Pending: c.Pending}
 	if corpus, err := e.dir.ReadCorpus(); err == nil {
-		out.Indexing, out.Models = corpus.Indexing, corpus.Models
-		out.Indexing.Running = corpus.Indexing.Running && state.ProcessAlive(corpus.Indexing.PID)
+		out.Indexing, out.Models = corpus.Indexing.Live(), corpus.Models
 	}
 	if conn, err := e.dir.ReadConnection(); err == nil && state.ProcessAlive(conn.PID) {
 		out.Connection = &conn
 	}
-	docs, err := st.Documents(ctx, store.DocQuery{MaxSize: -1, OnlyCodes: corpus.HiddenCodes}, nil, 0)
-	if err != nil {
+	if out.Excluded, err = corpus.ExcludedDocs(ctx, st, corpus.HiddenCodes, nil, e.cfg.Security.SecretPatterns); err != nil {
 		return err
 	}
-	out.Excluded = make([]excludedFile, 0, len(docs))
-	for _, d := range docs {
-		out.Excluded = append(out.Excluded, excludedFile{RelPath: d.RelPath, Code: d.ErrorCode,
-			Rule: corpus.ExclusionRule(d.Error, e.cfg.Security.SecretPatterns)})
+	if cmd.Bool("excluded") {
+		return printExcluded(e, out.Excluded)
 	}
 	if e.jsonOut {
 		enc := json.NewEncoder(e.stdout)
@@ -82,8 +75,12 @@ func runStatus(ctx context.Context, cmd *ucli.Command) error {
 	w := e.stdout
 	fmt.Fprintf(w, "Root:      %s\nIndex:     %s (%s)\n", out.Root, out.StateDir, store.FileName)
 	activity := "idle"
-	if out.Indexing.Running {
+	switch {
+	case out.Indexing.Running:
 		activity = "running (" + out.Indexing.Mode + ", " + out.Indexing.JobID + ")"
+	case out.Indexing.Interrupted:
+		activity = fmt.Sprintf("interrupted (%s stopped before it finished; %d chunks pending): `dir2mcp up` or `dir2mcp index` resumes it",
+			out.Indexing.JobID, out.Pending)
 	}
 	fmt.Fprintf(w, "Indexing:  %s\n", activity)
 	fmt.Fprintf(w, "Documents: %d  %s\n", out.Documents, store.FormatCounts(out.ByStatus))
@@ -113,6 +110,21 @@ func runStatus(ctx context.Context, cmd *ucli.Command) error {
 	}
 	if out.Connection != nil {
 		fmt.Fprintf(w, "Serving:   %s (pid %d)\n", out.Connection.URL, out.Connection.PID)
+	}
+	return nil
+}
+
+// printExcluded is `status --excluded`: every file kept out for security
+// with its rule, one a line (--json: {"excluded": [...]}).
+func printExcluded(e *env, files []corpus.Excluded) error {
+	if e.jsonOut {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(map[string]any{"excluded": files})
+	}
+	fmt.Fprintf(e.stdout, "%d file(s) kept out of the index for security (never served):\n", len(files))
+	for _, x := range files {
+		fmt.Fprintf(e.stdout, "%s  %s  %s\n", x.RelPath, x.Code, cmp.Or(x.Rule, x.Code))
 	}
 	return nil
 }

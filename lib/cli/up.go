@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -44,14 +45,28 @@ type tracker struct {
 	job      string
 	mode     string
 	running  bool
+	resumed  string // the interrupted job the current one resumes
+	blocked  bool   // waiting for another writer to release the index
 	progress *indexer.Progress
 }
 
 func (t *tracker) start(mode string) *indexer.Progress {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.job, t.mode, t.running, t.progress = newJobID(), mode, true, &indexer.Progress{}
+	t.job, t.mode, t.running, t.resumed, t.progress = newJobID(), mode, true, "", &indexer.Progress{}
 	return t.progress
+}
+
+func (t *tracker) setResumed(job string) {
+	t.mu.Lock()
+	t.resumed = job
+	t.mu.Unlock()
+}
+
+func (t *tracker) setBlocked(b bool) {
+	t.mu.Lock()
+	t.blocked = b
+	t.mu.Unlock()
 }
 
 func (t *tracker) finish() {
@@ -60,10 +75,12 @@ func (t *tracker) finish() {
 	t.mu.Unlock()
 }
 
+// status is the job as tools see it. While another writer holds the index
+// indexing counts as running: the index may change under the searches.
 func (t *tracker) status(context.Context) indexer.Status {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	st := indexer.Status{JobID: t.job, Running: t.running, Mode: t.mode}
+	st := indexer.Status{JobID: t.job, Running: t.running || t.blocked, Mode: t.mode, ResumedFrom: t.resumed}
 	if t.progress != nil {
 		st.Run = t.progress.Snapshot()
 	}
@@ -213,12 +230,57 @@ func keepIndexed(ctx context.Context, e *env, st *store.Store, embs map[string]e
 	}
 }
 
-// runJob runs one indexing job with progress reporting.
+// lockPoll is how often a server waiting for another writer retries the
+// index lock.
+const lockPoll = 500 * time.Millisecond
+
+// lockWriters takes the writer locks for a job. With svc nil (index,
+// reindex) another writer is an INDEX_LOCKED error; a server (svc set)
+// instead reports once that it serves the existing index and waits for the
+// writer to finish.
+func lockWriters(ctx context.Context, e *env, tr *tracker, svc *service) (func(), error) {
+	release, err := indexer.Lock(e.dir)
+	if err == nil || svc == nil || errcode.Of(err) != errcode.IndexLocked {
+		return release, err
+	}
+	var held *state.LockedError
+	if !errors.As(err, &held) {
+		return nil, err
+	}
+	e.ev.Emit(events.Warn, record.EvIndexLocked, map[string]any{
+		"pid": held.Holder.PID, "command": held.Holder.Command, "lock": held.Lock,
+		"message": fmt.Sprintf("index locked by %s; serving the existing index, will retry when it is free", held.Holder),
+	})
+	tr.setBlocked(true)
+	defer tr.setBlocked(false)
+	t := time.NewTicker(lockPoll)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-t.C:
+		}
+		release, err := indexer.Lock(e.dir)
+		if err == nil || errcode.Of(err) != errcode.IndexLocked {
+			return release, err
+		}
+	}
+}
+
+// runJob runs one indexing job with progress reporting. A server (svc set)
+// waits for another writer to release the index first; index and reindex
+// fail with INDEX_LOCKED.
 func runJob(ctx context.Context, e *env, st *store.Store, embs map[string]embed.Embedder, tr *tracker, full bool, svc *service) error {
 	media, err := e.media()
 	if err != nil {
 		return err
 	}
+	release, err := lockWriters(ctx, e, tr, svc)
+	if err != nil {
+		return err
+	}
+	defer release()
 	mode := "incremental"
 	if full {
 		mode = "full"
@@ -234,16 +296,17 @@ func runJob(ctx context.Context, e *env, st *store.Store, embs map[string]embed.
 		rep.Line = func(indexer.Status) {} // the bar draws progress itself
 	}
 	stop := rep.Start(ctx, tr.status(ctx).JobID, mode, prog)
+	tr.setResumed(rep.ResumedFrom)
 	job := &indexer.Job{Config: e.cfg, Root: e.root.Dir(), Dir: e.dir, Store: st, Embedders: embs,
 		Events: e.ev, Progress: prog, Full: full, Media: media}
 	if svc != nil {
 		job.Flushed = svc.refresh
 	}
-	err = job.Run(ctx)
+	err = job.RunLocked(ctx)
 	bar.finish(err) // its last lines and the warnings go before the summary
 	tr.finish()     // before index_complete is reported: searches after it see a finished job
 	if ctx.Err() != nil {
-		stop(nil)
+		stop(ctx.Err()) // reported as interrupted, never as complete
 		return ctx.Err()
 	}
 	stop(err)

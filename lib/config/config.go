@@ -241,6 +241,12 @@ type ServerConfig struct {
 	SessionMaxLifetime       Duration  `yaml:"session_max_lifetime"`
 	MaxBodyBytes             int64     `yaml:"max_body_bytes"`
 	RateLimit                RateLimit `yaml:"rate_limit"`
+	// ToolTimeout is the deadline of one tool call or resource read;
+	// ProviderToolTimeout that of the tools calling a provider
+	// (transcribe, annotate, ask_audio…). A call past it is a TIMEOUT
+	// result and its work is cancelled.
+	ToolTimeout         Duration `yaml:"tool_timeout"`
+	ProviderToolTimeout Duration `yaml:"provider_tool_timeout"`
 	// Tools, when not empty, is the allowlist of tools served (flag
 	// --tools): the others are hidden from tools/list and refused, for
 	// every client and token.

@@ -103,6 +103,8 @@ func Default() *Config {
 			SessionMaxLifetime:       0,
 			MaxBodyBytes:             4 << 20,
 			RateLimit:                RateLimit{RPS: 1000, Burst: 2000, ExpensiveRPS: 2, ExpensiveBurst: 5},
+			ToolTimeout:              Duration(60 * time.Second),
+			ProviderToolTimeout:      Duration(10 * time.Minute),
 			Tools:                    []string{},
 		},
 		Secrets: SecretsConfig{

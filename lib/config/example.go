@@ -15,7 +15,8 @@ func ExampleYAML() string {
 	for _, k := range exclude.CredentialKinds {
 		fmt.Fprintf(&b, "      - '%s'   # %s\n", strings.ReplaceAll(k.Pattern, "'", "''"), k.Name)
 	}
-	return strings.Replace(exampleYAML, "      REDACT_PATTERNS\n", b.String(), 1)
+	out := strings.Replace(exampleYAML, "      REDACT_PATTERNS\n", b.String(), 1)
+	return strings.Replace(out, "GENERIC_TOKEN", strings.ReplaceAll(exclude.GenericTokenPattern, "'", "''"), 1)
 }
 
 const exampleYAML = `# .dir2mcp.yaml — dir2mcp configuration (SPEC §16).
@@ -170,6 +171,8 @@ server:
     burst: 2000
     expensive_rps: 2       # ask/transcribe tier
     expensive_burst: 5
+  tool_timeout: "60s"           # deadline of one tool call or resource read (TIMEOUT after it)
+  provider_tool_timeout: "10m"  # deadline of tools that call a provider (transcribe, annotate…)
   tools: []              # serve only these tools (flag --tools); empty = all
 
 secrets:
@@ -198,6 +201,26 @@ security:
     - "**/*.pem"
     - "**/*.key"
     - "**/id_rsa"
+    # beyond SPEC §16.2: other files that hold credentials by name
+    - "**/.env.*"
+    - "**/id_dsa"
+    - "**/id_ecdsa"
+    - "**/id_ecdsa_sk"
+    - "**/id_ed25519"
+    - "**/id_ed25519_sk"
+    - "**/*.p12"
+    - "**/*.pfx"
+    - "**/*.jks"
+    - "**/*.keystore"
+    - "**/.netrc"
+    - "**/_netrc"
+    - "**/.pgpass"
+    - "**/.git-credentials"
+    - "**/.docker/config.json"
+    - "**/.aws/credentials"
+    - "**/.npmrc"
+    - "**/.pypirc"
+    - "**/.htpasswd"
   secret_patterns:
     - 'AKIA[0-9A-Z]{16}'
     # AWS secret key: the keyword, or a 40-character value assigned to an aws/secret/private key.
@@ -205,7 +228,10 @@ security:
     # identifiers — 7% of the Go standard library — so the default anchors it as §7.2 advises.)
     - '(?i)aws(.{0,20})?secret|(?i)(?:aws|secret|private)[a-z0-9_.-]{0,30}["'']?\s*[:=]\s*["'']?[0-9a-zA-Z/+=]{40}(?:[^0-9a-zA-Z/+=]|$)'
     - '(?i)(?:authorization\s*[:=]\s*bearer\s+|(?:access|id|refresh)_token\s*[:=]\s*)[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}'
-    - '(?i)token\s*[:=]\s*[A-Za-z0-9_.-]{20,}'
+    # Generic token: a literal of 20+ characters with a digit after "token:" or "token="
+    # (SPEC §16.2's form, token\s*[:=]\s*[A-Za-z0-9_.-]{20,}, also fires on code naming a
+    # token by identifier, e.g. RequestRefreshToken: tt.requestRefreshToken).
+    - 'GENERIC_TOKEN'
     - 'sk_[a-z0-9]{32}|api_[A-Za-z0-9]{32}'
   # Credentials inside files that ARE indexed (files matching secret_patterns are
   # excluded whole) are masked in the index and in everything served: search

@@ -38,7 +38,13 @@ type Access struct {
 	// after extraction.)
 	Redact *exclude.Redactor
 
-	listable   sync.Map // rel_path → bool: not excluded by path
+	// MaxReads bounds the files read at once (0 = DefaultMaxReads); a read
+	// beyond it waits for a slot while its context lives.
+	MaxReads int
+
+	slots      readSlots
+	stateReal  atomic.Pointer[string] // StateDir with symlinks resolved, once it exists
+	listable   sync.Map               // rel_path → bool: not excluded by path
 	remembered atomic.Int64
 }
 
@@ -55,7 +61,7 @@ var securityCodes = []string{string(errcode.SecretExcluded), string(errcode.Path
 // path → FORBIDDEN, for the path as given and for what it resolves to (a
 // symlink to .env is .env). It returns the canonical rel_path.
 func (a *Access) Check(rel string) (string, error) {
-	clean, err := rootfs.Clean(rel)
+	clean, err := a.Root.Name(rel)
 	if err != nil {
 		return "", err
 	}
@@ -63,9 +69,7 @@ func (a *Access) Check(rel string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	// Compared without case: on a case-insensitive file system
-	// ".DIR2MCP/secret.token" is the state dir's token.
-	if st := a.StateDir; strings.EqualFold(abs, st) || (len(abs) > len(st) && strings.EqualFold(abs[:len(st)+1], st+string(filepath.Separator))) {
+	if a.inStateDir(abs) {
 		return "", errcode.FieldError(errcode.Forbidden, "rel_path", "%s is inside the dir2mcp state directory and is never served", clean)
 	}
 	names := []string{clean}
@@ -81,6 +85,29 @@ func (a *Access) Check(rel string) (string, error) {
 		}
 	}
 	return clean, nil
+}
+
+// inStateDir reports whether abs, a path Root.Resolve returned (symlinks
+// resolved), is the state directory or inside it. It is compared with the
+// state directory as given and with symlinks resolved (the root may be
+// reached through a link, so StateDir holds one), without case: on a
+// case-insensitive file system ".DIR2MCP/secret.token" is the token.
+func (a *Access) inStateDir(abs string) bool {
+	real := a.stateReal.Load()
+	if real == nil { // resolved once it exists
+		if r, err := filepath.EvalSymlinks(a.StateDir); err == nil {
+			real = &r
+			a.stateReal.Store(real)
+		} else {
+			real = &a.StateDir
+		}
+	}
+	for _, st := range []string{a.StateDir, *real} {
+		if strings.EqualFold(abs, st) || (len(abs) > len(st) && strings.EqualFold(abs[:len(st)+1], st+string(filepath.Separator))) {
+			return true
+		}
+	}
+	return false
 }
 
 // excluded is FORBIDDEN, naming the document shown, when

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/dir2mcp/dir2mcp/lib/archive"
 	"github.com/dir2mcp/dir2mcp/lib/config"
@@ -197,6 +198,64 @@ func TestSymlinksAreJudgedByTheirTarget(t *testing.T) {
 		"state-link": errcode.Forbidden, "privdir/p.txt": errcode.Forbidden, "ok-link": ""} {
 		if _, err := a.Open(ctx, rel); errcode.Of(err) != want && !(want == "" && err == nil) {
 			t.Errorf("Open(%s) = %v, want %s", rel, err, want)
+		}
+	}
+}
+
+// Reads are bounded: with every read slot held (an open stream), a read
+// waits, and its deadline passing is a retryable TIMEOUT; a cancelled
+// read is its context's error; a closed stream frees its slot.
+func TestReadsAreBounded(t *testing.T) {
+	a := newAccess(t, map[string]string{"a.txt": "alpha", "b.txt": "beta"}, map[string]string{"a.txt": "", "b.txt": ""})
+	a.MaxReads = 1
+	ctx := context.Background()
+	ta, err := a.Open(ctx, "a.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc, _, err := a.Stream(ctx, &ta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb, _ := a.Open(ctx, "b.txt")
+	short, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
+	defer cancel()
+	if _, _, err := a.Read(short, &tb, 0); errcode.Of(err) != errcode.Timeout || !errcode.As(err).Retryable {
+		t.Errorf("read with every slot busy = %v, want a retryable TIMEOUT", err)
+	}
+	gone, stop := context.WithCancel(ctx)
+	stop()
+	if _, err := a.ReadRange(gone, &tb, 0, 2); err != context.Canceled {
+		t.Errorf("cancelled read = %v", err)
+	}
+	rc.Close()
+	if b, _, err := a.Read(ctx, &tb, 0); err != nil || string(b) != "beta" {
+		t.Errorf("read after the slot was freed = %q %v", b, err)
+	}
+}
+
+// The state directory is never served, even with no path excludes, when the
+// root is reached through a symlinked path and the request goes through a
+// link into it (issue 14, 0b): the check compares resolved paths.
+func TestStateDirThroughSymlinkedRoot(t *testing.T) {
+	real := t.TempDir()
+	os.MkdirAll(filepath.Join(real, ".dir2mcp"), 0o700)
+	os.WriteFile(filepath.Join(real, ".dir2mcp", "secret.token"), []byte("tok"), 0o600)
+	os.Symlink(".dir2mcp/secret.token", filepath.Join(real, "tok.txt"))
+	os.Symlink(".dir2mcp", filepath.Join(real, "link_state"))
+	dir := filepath.Join(t.TempDir(), "link-to-root")
+	if err := os.Symlink(real, dir); err != nil {
+		t.Fatal(err)
+	}
+	r, err := rootfs.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	none, _ := exclude.New(nil, nil)
+	a := &Access{Root: r, StateDir: filepath.Join(dir, ".dir2mcp"), Exclude: none}
+	for _, rel := range []string{"tok.txt", "link_state/secret.token", ".dir2mcp/secret.token", ".DIR2MCP/secret.token"} {
+		if _, err := a.Check(rel); errcode.Of(err) != errcode.Forbidden && errcode.Of(err) != errcode.FileNotFound {
+			t.Errorf("Check(%s) = %v, want FORBIDDEN", rel, err)
 		}
 	}
 }

@@ -44,6 +44,11 @@ func (a *Access) ReadRange(ctx context.Context, t *Target, offset, length int64)
 	if length < 1 || length > MaxRange {
 		return Range{}, errcode.OutOfRange("length", 1, MaxRange, length)
 	}
+	release, err := a.acquire(ctx)
+	if err != nil {
+		return Range{}, err
+	}
+	defer release()
 	var ra io.ReaderAt
 	var size int64
 	if t.ArchiveRel == "" {
@@ -82,15 +87,22 @@ func (a *Access) ReadRange(ctx context.Context, t *Target, offset, length int64)
 // Stream returns a reader over all of t's bytes and its size, for
 // digests: a regular file under the root, or an archive member read
 // within the archive caps.
+// The stream holds a read slot until it is closed.
 func (a *Access) Stream(ctx context.Context, t *Target) (io.ReadCloser, int64, error) {
+	release, err := a.acquire(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
 	if t.ArchiveRel == "" {
 		f, fi, err := a.Root.OpenFile(t.Rel)
 		if err != nil {
+			release()
 			return nil, 0, err
 		}
-		return f, fi.Size(), nil
+		return &releasing{ReadCloser: f, release: release}, fi.Size(), nil
 	}
 	data, err := a.readMember(ctx, t)
+	release()
 	if err != nil {
 		return nil, 0, err
 	}

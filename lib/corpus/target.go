@@ -89,6 +89,11 @@ func (a *Access) Open(ctx context.Context, rel string) (Target, error) {
 // were cut. An unknown document's DocType is classified from its name and
 // first bytes.
 func (a *Access) Read(ctx context.Context, t *Target, max int64) ([]byte, bool, error) {
+	release, err := a.acquire(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	defer release()
 	var data []byte
 	truncated := false
 	if t.ArchiveRel == "" {

@@ -23,6 +23,9 @@ const (
 	// OutOfScope: the credential's scope (tools, path prefixes) does not
 	// cover the call (extension).
 	OutOfScope Code = "OUT_OF_SCOPE"
+	// Timeout: a call ran past its deadline (server.tool_timeout) or
+	// waited too long for a file-read slot; retryable (extension).
+	Timeout Code = "TIMEOUT"
 )
 
 // Input validation (§14.2).

@@ -72,12 +72,18 @@ func (e *Emitter) Emit(level, name string, data map[string]any) {
 		})
 		return
 	}
-	if e.quiet && level == Info {
-		return
-	}
 	w := e.human
 	if level != Info && e.errOut != nil {
 		w = e.errOut
+	}
+	e.writeHuman(w, level, name, data)
+}
+
+// writeHuman writes the human line of an event to w (nothing for info
+// when quiet).
+func (e *Emitter) writeHuman(w io.Writer, level, name string, data map[string]any) {
+	if e.quiet && level == Info {
+		return
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()

@@ -24,6 +24,7 @@ type Engine struct {
 	paths       Rules
 	negations   bool // some path exclude is negated
 	secrets     []*secretRule
+	secretSrc   []string // the secret patterns as configured
 	fingerprint string
 }
 
@@ -49,6 +50,7 @@ func New(pathExcludes, secretPatterns []string) (*Engine, error) {
 		}
 		e.secrets = append(e.secrets, r)
 	}
+	e.secretSrc = secretPatterns
 	h := sha256.New()
 	fmt.Fprintf(h, "exclude/v1\x00")
 	for _, s := range pathExcludes {
@@ -154,6 +156,22 @@ func (e *Engine) dirExcluded(dir string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// SecretRule names secret pattern i for messages and records:
+// "security.secret_patterns[3] (generic_token)", the kind only for a
+// default pattern. It never includes what the pattern matched.
+func (e *Engine) SecretRule(i int) string {
+	if e == nil {
+		e = Default()
+	}
+	rule := fmt.Sprintf("security.secret_patterns[%d]", i)
+	if i >= 0 && i < len(e.secretSrc) {
+		if k := SecretKindOf(e.secretSrc[i]); k != "" {
+			rule += " (" + k + ")"
+		}
+	}
+	return rule
 }
 
 // SecretMatch reports whether content matches a secret pattern and the index

@@ -2,6 +2,7 @@ package exclude
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 )
 
@@ -29,10 +30,21 @@ type Pattern struct {
 	segs     []segment // path segments; a single segment when not anchored
 }
 
+// Bounds on one pattern: a longer one, or one with more path segments, is
+// refused, so matching work stays small whatever a client sends.
+const (
+	MaxPatternBytes    = 1024
+	MaxPatternSegments = 64
+)
+
 // ParsePattern compiles one pattern. Blank lines and "#" comments are not
-// patterns; ParsePattern rejects them, as it rejects an unterminated "[" or
-// a trailing "\".
+// patterns; ParsePattern rejects them, as it rejects an unterminated "[",
+// a trailing "\", or a pattern over MaxPatternBytes or MaxPatternSegments.
+// Repeated "**/" segments are one.
 func ParsePattern(s string) (*Pattern, error) {
+	if len(s) > MaxPatternBytes {
+		return nil, fmt.Errorf("pattern is %d bytes long; at most %d are allowed", len(s), MaxPatternBytes)
+	}
 	p := &Pattern{text: s}
 	body := trimTrailingSpaces(s)
 	if strings.HasPrefix(body, "!") {
@@ -54,6 +66,9 @@ func ParsePattern(s string) (*Pattern, error) {
 		body = strings.TrimPrefix(body, "/")
 	}
 	parts := strings.Split(body, "/")
+	if len(parts) > MaxPatternSegments {
+		return nil, fmt.Errorf("pattern has %d path segments; at most %d are allowed", len(parts), MaxPatternSegments)
+	}
 	for _, part := range parts {
 		if part == "" {
 			return nil, errors.New(`empty path segment ("//")`)
@@ -61,6 +76,9 @@ func ParsePattern(s string) (*Pattern, error) {
 		seg, err := compileSegment(part)
 		if err != nil {
 			return nil, err
+		}
+		if n := len(p.segs); n > 0 && seg.kind == segDoubleStar && p.segs[n-1].kind == segDoubleStar {
+			continue // "**/**" is "**"
 		}
 		p.segs = append(p.segs, seg)
 	}
@@ -109,8 +127,24 @@ func (p *Pattern) matchesAllInside(relDir string) bool {
 
 // matchPath matches pattern segments against the segments of s. A "**"
 // segment matches zero or more path segments, except in last position where
-// it needs at least one (gitignore: "abc/**" does not match "abc").
+// it needs at least one (gitignore: "abc/**" does not match "abc"). With
+// more than one "**" the match is memoized (matchParts), so it takes at
+// most segments × path segments² steps instead of exponentially many.
 func matchPath(segs []segment, s string) bool {
+	stars := 0
+	for _, g := range segs {
+		if g.kind == segDoubleStar {
+			stars++
+		}
+	}
+	if stars > 1 {
+		var parts []string
+		if s != "" {
+			parts = strings.Split(s, "/")
+		}
+		m := &partsMatch{segs: segs, parts: parts, seen: make([]bool, (len(segs)+1)*(len(parts)+1))}
+		return m.match(0, 0)
+	}
 	for len(segs) > 0 {
 		if segs[0].kind == segDoubleStar {
 			if len(segs) == 1 {
@@ -140,6 +174,38 @@ func matchPath(segs []segment, s string) bool {
 		segs, s = segs[1:], rest
 	}
 	return s == ""
+}
+
+// partsMatch matches segs against path segments parts, remembering the
+// (segment, part) positions already found not to match.
+type partsMatch struct {
+	segs  []segment
+	parts []string
+	seen  []bool // [i*(len(parts)+1)+j]: segs[i:] does not match parts[j:]
+}
+
+func (m *partsMatch) match(i, j int) bool {
+	n := len(m.parts)
+	if i == len(m.segs) {
+		return j == n
+	}
+	k := i*(n+1) + j
+	if m.seen[k] {
+		return false
+	}
+	ok := false
+	switch g := m.segs[i]; {
+	case g.kind == segDoubleStar && i == len(m.segs)-1:
+		ok = j < n
+	case g.kind == segDoubleStar:
+		for x := j; x < n && !ok; x++ {
+			ok = m.match(i+1, x)
+		}
+	default:
+		ok = j < n && g.match(m.parts[j]) && m.match(i+1, j+1)
+	}
+	m.seen[k] = !ok
+	return ok
 }
 
 // trimTrailingSpaces drops trailing spaces that are not escaped with "\".

@@ -1,6 +1,10 @@
 package exclude
 
-import "testing"
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
 
 // Cases follow the examples and rules of gitignore(5).
 func TestPatternMatch(t *testing.T) {
@@ -116,5 +120,72 @@ func TestPathExcludedIgnoresCase(t *testing.T) {
 	}
 	if pat, ok := e.PathExcluded("docs/README.md"); ok {
 		t.Errorf("docs/README.md excluded by %s", pat)
+	}
+}
+
+// Hostile globs (issue 14, 0f): a pattern over the size bounds is refused;
+// repeated "**/" is one; many "**" segments match in polynomial time (the
+// unmemoized matcher takes C(62,30) steps on this pair and never ends).
+func TestPatternBoundsAndHostileGlobs(t *testing.T) {
+	for _, s := range []string{strings.Repeat("**/", 2000), strings.Repeat("a/", MaxPatternSegments) + "b", strings.Repeat("*", MaxPatternBytes+1)} {
+		if _, err := ParsePattern(s); err == nil {
+			t.Errorf("ParsePattern(%.20q… %d bytes) accepted", s, len(s))
+		}
+	}
+	p, err := ParsePattern(strings.Repeat("**/", 20) + "*.go")
+	if err != nil || !p.Match("a/b/c.go", false) || !p.Match("c.go", false) || p.Match("c.txt", false) || len(p.segs) != 1 {
+		t.Errorf("repeated **/ = %+v, %v", p, err)
+	}
+	hostile, err := ParsePattern(strings.Repeat("**/a/", 30) + "b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := strings.TrimSuffix(strings.Repeat("a/", 62), "/")
+	if hostile.Match(path, false) || !hostile.Match(path+"/b", false) {
+		t.Error("hostile pattern matched wrongly")
+	}
+}
+
+// naiveMatch is the plain recursive matcher, the reference for matchPath.
+func naiveMatch(segs []segment, parts []string) bool {
+	if len(segs) == 0 {
+		return len(parts) == 0
+	}
+	if segs[0].kind == segDoubleStar {
+		if len(segs) == 1 {
+			return len(parts) > 0
+		}
+		for k := 0; k < len(parts); k++ {
+			if naiveMatch(segs[1:], parts[k:]) {
+				return true
+			}
+		}
+		return false
+	}
+	return len(parts) > 0 && segs[0].match(parts[0]) && naiveMatch(segs[1:], parts[1:])
+}
+
+// The memoized matcher agrees with the plain one on random patterns with
+// several "**" and random paths.
+func TestMemoizedMatchAgrees(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	words := []string{"**", "a", "b", "*", "a*", "?"}
+	names := []string{"a", "b", "ab", "ba", "c"}
+	for range 20000 {
+		var ps, xs []string
+		for range 1 + rng.IntN(6) {
+			ps = append(ps, words[rng.IntN(len(words))])
+		}
+		for range rng.IntN(7) {
+			xs = append(xs, names[rng.IntN(len(names))])
+		}
+		p, err := ParsePattern("/" + strings.Join(ps, "/"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := strings.Join(xs, "/")
+		if got, want := matchPath(p.segs, path), naiveMatch(p.segs, xs); got != want {
+			t.Fatalf("%q on %q: %v, want %v", p, path, got, want)
+		}
 	}
 }

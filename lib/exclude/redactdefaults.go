@@ -33,7 +33,25 @@ var CredentialKinds = []CredentialKind{
 	{"url_credentials", `://[^\s:/@"'<>]{1,64}:(?P<secret>[^\s:/@"'<>]{3,})@`},
 	{"password_assignment", `(?i)(?:password|passwd|pwd|secret|client_secret|api_?key|access_?token|auth_?token|private_?key)["']?\s*=\s*["']?(?P<secret>[^\s"'&;,<>(){}\[\]$=]{4,})(?:["'\s&;,]|$)`},
 	{"password_field", `(?i)(?:password|passwd|secret|client_secret|api_?key|access_?token|auth_?token|private_?key)["']?\s*:\s*["'](?P<secret>[^\s"'$\[\]]{6,})["']`},
-	{"password_yaml", `(?im)(?:password|passwd|secret|client_secret|api_?key|access_?token|auth_?token)\s*:[ \t]*(?P<secret>[^\s"'#{}$\[\],;]{6,})[ \t]*$`},
+	// A YAML value: one word of 6+ characters, a shorter one with a digit
+	// or symbol, or a passphrase of 2–8 plain words (no "=", brackets or
+	// quotes: "password: str = x" or "secret: func(…) {" is code).
+	{"password_yaml", `(?im)(?:password|passwd|secret|client_secret|api_?key|access_?token|auth_?token)\s*:[ \t]*(?P<secret>[^\s"'#{}$\[\],;]{6,}|[^\s"'#{}$\[\],;]*[0-9!@%^&*+~][^\s"'#{}$\[\],;]*|[A-Za-z0-9!@%^&*+~._-]+(?:[ \t]+[A-Za-z0-9!@%^&*+~._-]+){1,7})[ \t]*$`},
+	// An upper-case setting or environment name holding a credential word,
+	// matched from that word on (so the fast prefix search applies):
+	// dotenv/shell style, NAME=value with no spaces (DB_PASS=…,
+	// SECRET_KEY_BASE=…), or a quoted literal of 8+ characters on the same
+	// line (JWT_SECRET = "…", PHP's define('DB_PASSWORD', '…')). Constants
+	// (TOKEN_READ = STANDARD_RIGHTS_READ, PASS = 0x40), lookups and calls
+	// are left alone.
+	{"env_secret", `(?:PASS|PWD|SECRET|TOKEN|API_?KEY|PRIVATE_?KEY|ACCESS_?KEY|CREDENTIAL|SALT)[A-Z0-9_]*=(?P<secret>[^\s"'$<>{}()\[\]]{8,})(?:[\s;,)]|$)`},
+	{"env_secret_quoted", `(?:PASS|PWD|SECRET|TOKEN|API_?KEY|PRIVATE_?KEY|ACCESS_?KEY|CREDENTIAL|SALT)[A-Z0-9_]*(?:["']?[ \t]*=|["'][ \t]*,)[ \t]*["'](?P<secret>[^"'\s]{8,})["']`},
+	// A quoted literal assigned to token, secret_key, api_secret or auth
+	// (token = "…", "auth": "…").
+	{"quoted_token", `(?i)\b(?:token|secret_?key|api_?secret|auth)["']?\s*[:=]\s*["'](?P<secret>[^"'\s]{8,})["']`},
+	{"kubeconfig_key", `(?i)\b(?:client-key-data|client-certificate-data)\s*:\s*(?P<secret>[A-Za-z0-9+/=]{20,})`},
+	// Password hashes (htpasswd, shadow, bcrypt): crackable offline.
+	{"password_hash", `\$(?:apr1|1)\$[./0-9A-Za-z]{0,8}\$[./0-9A-Za-z]{22}|\$[56]\$(?:rounds=[0-9]+\$)?[./0-9A-Za-z]{1,16}\$[./0-9A-Za-z]{43,86}|\$2[aby]\$[0-9]{2}\$[./0-9A-Za-z]{53}`},
 	{"azure_connection_string", `(?i)(?:AccountKey|SharedAccessKey|SharedAccessSignature|sig)=(?P<secret>[A-Za-z0-9+/=%]{20,})`},
 	{"npm_token", `\bnpm_[A-Za-z0-9]{36}\b`},
 	{"npmrc_auth", `(?i)_auth(?:Token)?\s*=\s*(?P<secret>[^\s"']{8,})`},

@@ -76,10 +76,21 @@ var secretCorpus = []struct {
 		index: 3,
 		hit: []string{
 			"token = ghp_abcdefghijklmnopqrstuvwxyz0123",
-			"TOKEN: abcdefghijklmnopqrst",
-			"github_token=abcdefghij.klmnopqrst",
+			"TOKEN: abcdefghij0klmnopqrst",
+			"TOKEN=9f8e7d6c5b4a39281706",
+			`api_token = "tok_9a8b7c6d5e4f3a2b1c0d"`,
+			"token: 0123456789abcdefghij\n",
 		},
 		noHit: []string{
+			// Code naming a token by identifier, not a literal (issue 14, 5):
+			// no digit, a selector, a call.
+			"RequestRefreshToken: tt.requestRefreshToken,",
+			"TOKEN: abcdefghijklmnopqrst",
+			"github_token=abcdefghij.klmnopqrst",
+			"token = someVeryLongIdentifierName",
+			"Token: oauth2.StaticTokenSource(src2)",
+			"refreshToken = newRefreshToken2Value(ctx)",
+			"AccessToken: cfg.Oauth2AccessTokenValue,",
 			"token := tok.Next()",
 			"token = 12345",
 			"tokenize(input)",

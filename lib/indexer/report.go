@@ -2,10 +2,13 @@ package indexer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"time"
 
+	"github.com/dir2mcp/dir2mcp/lib/corpus"
+	"github.com/dir2mcp/dir2mcp/lib/errcode"
 	"github.com/dir2mcp/dir2mcp/lib/events"
 	"github.com/dir2mcp/dir2mcp/lib/record"
 	"github.com/dir2mcp/dir2mcp/lib/state"
@@ -20,6 +23,10 @@ type Status struct {
 	Mode    string // incremental | full
 	Run     Snapshot
 	Totals  store.Counts
+	// Interrupted: the job stopped before it finished (see state.Indexing).
+	Interrupted bool
+	// ResumedFrom is the interrupted job this one resumes.
+	ResumedFrom string
 }
 
 // ProgressLine renders the SPEC §3.1 progress line.
@@ -49,7 +56,7 @@ func (s Status) Corpus(root string, models state.Models, started, finished time.
 		Scanned: s.Run.Scanned, Indexed: s.Run.Indexed, Skipped: s.Run.Skipped, Deleted: s.Run.Deleted,
 		Unchanged: s.Run.Unchanged, Representations: s.Totals.Representations,
 		ChunksTotal: s.Totals.Chunks, EmbeddedOK: s.Totals.Embedded, Errors: s.Run.Errors,
-		StartedAt: started.UTC().Format(time.RFC3339),
+		StartedAt: started.UTC().Format(time.RFC3339), Interrupted: s.Interrupted, ResumedFrom: s.ResumedFrom,
 	}
 	if !finished.IsZero() {
 		ix.FinishedAt = finished.UTC().Format(time.RFC3339)
@@ -70,6 +77,9 @@ type Reporter struct {
 	// Line, when set, receives the human progress line instead of Events
 	// (a TTY progress bar, for example).
 	Line func(Status)
+	// ResumedFrom is set by Start when the previous job was interrupted
+	// and this incremental job picks it up.
+	ResumedFrom string
 
 	job     string
 	mode    string
@@ -79,9 +89,12 @@ type Reporter struct {
 }
 
 // Start begins reporting prog for a job; call the returned stop function
-// with the job's outcome when it ends.
+// with the job's outcome when it ends. Start must run under the writer
+// locks: it reads the previous job from corpus.json and, when that job was
+// interrupted, reports that this one resumes it (index_resumed).
 func (r *Reporter) Start(ctx context.Context, jobID, mode string, prog *Progress) (stop func(err error) Status) {
 	r.job, r.mode, r.started, r.prog = jobID, mode, time.Now(), prog
+	r.resume(ctx)
 	interval := r.Interval
 	if interval <= 0 {
 		interval = 2 * time.Second
@@ -99,14 +112,15 @@ func (r *Reporter) Start(ctx context.Context, jobID, mode string, prog *Progress
 			case <-ctx.Done():
 				return
 			case <-t.C:
-				r.publish(ctx, true, time.Time{})
+				r.publish(ctx, true, false, time.Time{})
 			}
 		}
 	}()
 	return func(err error) Status {
 		close(done)
 		<-finished
-		st := r.publish(context.WithoutCancel(ctx), false, time.Now())
+		interrupted := errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+		st := r.publish(context.WithoutCancel(ctx), false, interrupted, time.Now())
 		data := map[string]any{
 			"job_id": r.job, "duration_ms": time.Since(r.started).Milliseconds(),
 			"scanned": st.Run.Scanned, "indexed": st.Run.Indexed, "unchanged": st.Run.Unchanged,
@@ -114,22 +128,59 @@ func (r *Reporter) Start(ctx context.Context, jobID, mode string, prog *Progress
 			"chunks_added": st.Run.ChunksAdded, "chunks_kept": st.Run.ChunksKept, "chunks_removed": st.Run.ChunksRemoved,
 			"chunks_total": st.Totals.Chunks, "embedded_ok": st.Totals.Embedded, "embed_errors": st.Run.EmbedErrors,
 		}
-		if err != nil {
+		switch {
+		case interrupted:
+			data["pending"] = st.Totals.Pending
+			data["message"] = fmt.Sprintf("Indexing interrupted: %d files scanned, %d indexed, %d unchanged, %d skipped, %d deleted, %d errors; %d chunks, %d embedded, %d pending (%.1fs); the next `dir2mcp up` or `dir2mcp index` resumes it",
+				st.Run.Scanned, st.Run.Indexed, st.Run.Unchanged, st.Run.Skipped, st.Run.Deleted, st.Run.Errors,
+				st.Totals.Chunks, st.Totals.Embedded, st.Totals.Pending, time.Since(r.started).Seconds())
+			r.Events.Emit(events.Warn, record.EvIndexInterrupted, data)
+		case err != nil:
 			data["error"] = err.Error()
 			data["message"] = fmt.Sprintf("Indexing stopped after %.1fs: %v", time.Since(r.started).Seconds(), err)
 			r.Events.Emit(events.Error, record.EvIndexDone, data)
-		} else {
+		default:
 			data["message"] = fmt.Sprintf("Indexing complete: %d files scanned, %d indexed, %d unchanged, %d skipped, %d deleted, %d errors; %d chunks, %d embedded%s (%.1fs)",
 				st.Run.Scanned, st.Run.Indexed, st.Run.Unchanged, st.Run.Skipped, st.Run.Deleted, st.Run.Errors,
 				st.Totals.Chunks, st.Totals.Embedded, embedFailures(st.Run.EmbedErrors), time.Since(r.started).Seconds())
+			if x, err := corpus.ExcludedDocs(context.WithoutCancel(ctx), r.Store, []string{string(errcode.SecretExcluded)}, nil, nil); err == nil && len(x) > 0 {
+				data["secret_excluded"] = x
+				data["message"] = data["message"].(string) + "\n" + corpus.ExcludedLine(x, maxExcludedNamed)
+			}
 			r.Events.Emit(events.Info, record.EvIndexDone, data)
 		}
 		return st
 	}
 }
 
-func (r *Reporter) publish(ctx context.Context, running bool, finished time.Time) Status {
-	st := Status{JobID: r.job, Running: running, Mode: r.mode, Run: r.prog.Snapshot()}
+// resume reports (index_resumed) that an incremental job picks up an
+// interrupted one: stopped by a signal, a departed stdio client or a crash.
+func (r *Reporter) resume(ctx context.Context) {
+	prev, err := r.Dir.ReadCorpus()
+	if err != nil || r.mode == "full" {
+		return
+	}
+	ix := prev.Indexing
+	if ix.PID == os.Getpid() || !ix.Live().Interrupted {
+		return
+	}
+	r.ResumedFrom = ix.JobID
+	var pending int64
+	if c, err := r.Store.Counts(ctx); err == nil {
+		pending = c.Pending
+	}
+	r.Events.Emit(events.Info, record.EvIndexResumed, map[string]any{
+		"job_id": r.job, "resumed_from": ix.JobID, "previous_scanned": ix.Scanned, "previous_indexed": ix.Indexed, "pending": pending,
+		"message": fmt.Sprintf("Resuming interrupted indexing job %s (it had scanned %d files and indexed %d; %d chunks await embedding)",
+			ix.JobID, ix.Scanned, ix.Indexed, pending),
+	})
+}
+
+// maxExcludedNamed bounds the files excluded as secrets the summary names.
+const maxExcludedNamed = 10
+
+func (r *Reporter) publish(ctx context.Context, running, interrupted bool, finished time.Time) Status {
+	st := Status{JobID: r.job, Running: running, Mode: r.mode, Run: r.prog.Snapshot(), Interrupted: interrupted, ResumedFrom: r.ResumedFrom}
 	if c, err := r.Store.Counts(ctx); err == nil {
 		st.Totals = c
 	} else {

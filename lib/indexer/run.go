@@ -39,20 +39,36 @@ type Job struct {
 // error). Per-document failures are recorded, counted and reported as
 // file_error events, never fatal.
 func (j *Job) Run(ctx context.Context) error {
+	release, err := Lock(j.Dir)
+	if err != nil {
+		return err
+	}
+	defer release()
+	return j.RunLocked(ctx)
+}
+
+// Lock takes the writer locks a Job needs: the index lock, then the vectors
+// lock. Another writer holding either is INDEX_LOCKED (its cause a
+// *state.LockedError naming the holder).
+func Lock(d state.Dir) (release func(), err error) {
+	ilock, err := d.TryLock(state.IndexLock)
+	if err != nil {
+		return nil, err
+	}
+	vlock, err := d.TryLock(state.VectorsLock)
+	if err != nil {
+		ilock.Unlock()
+		return nil, err
+	}
+	return func() { vlock.Unlock(); ilock.Unlock() }, nil
+}
+
+// RunLocked is Run for a caller that already holds the writer locks (see
+// Lock).
+func (j *Job) RunLocked(ctx context.Context) error {
 	if j.Progress == nil {
 		j.Progress = &Progress{}
 	}
-	ilock, err := j.Dir.TryLock(state.IndexLock)
-	if err != nil {
-		return err
-	}
-	defer ilock.Unlock()
-	vlock, err := j.Dir.TryLock(state.VectorsLock)
-	if err != nil {
-		return err
-	}
-	defer vlock.Unlock()
-
 	if j.Full {
 		if err := j.reset(ctx); err != nil {
 			return err

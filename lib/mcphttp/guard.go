@@ -21,6 +21,7 @@ import (
 	"github.com/dir2mcp/dir2mcp/lib/ratelimit"
 	"github.com/dir2mcp/dir2mcp/lib/tokens"
 	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // guard applies the Host and Origin checks, the rate limit and bearer auth
@@ -48,10 +49,9 @@ func guard(o Options, next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		cred, msg := authenticate(o, r)
+		cred, reason := authenticate(o, r)
 		if cred == nil {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="dir2mcp"`)
-			httpError(w, http.StatusUnauthorized, errcode.Unauthorized, msg)
+			refuseAuth(w, reason)
 			return
 		}
 		authed.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), credentialKey{}, cred)))
@@ -74,13 +74,13 @@ func withCredential(next http.Handler) http.Handler {
 
 // authenticate resolves the bearer token of r: the server's own token
 // (label owner, full scope) or a scoped token of o.Tokens. It returns nil
-// and the reason for a missing, unknown, expired or revoked token; the
-// refusal of a known token is audited.
+// and why for a missing token ("") or an unknown, expired or revoked one;
+// the refusal of a known token is audited.
 func authenticate(o Options, r *http.Request) (*auth.TokenInfo, string) {
-	const generic = "missing or invalid bearer token (send Authorization: Bearer <token>; see connection.json for where it is stored)"
+	const generic = "the bearer token is not valid for this server"
 	got, ok := bearer(r.Header.Get("Authorization"))
 	if !ok {
-		return nil, generic
+		return nil, ""
 	}
 	if subtle.ConstantTimeCompare([]byte(got), []byte(o.Token)) == 1 {
 		return mcpserver.Credential(tokens.OwnerLabel, nil, time.Time{}), ""
@@ -119,7 +119,7 @@ func auditRefusal(o Options, r *http.Request, label string, now time.Time) {
 	if r.Body != nil {
 		limit := o.MaxBodyBytes
 		if limit <= 0 {
-			limit = 4 << 20
+			limit = mcp.DefaultMaxRequestBodyBytes
 		}
 		body, _ := io.ReadAll(io.LimitReader(r.Body, limit))
 		var msg struct {

@@ -43,6 +43,10 @@ type Options struct {
 	AllowedHosts []string
 	// SessionTimeout expires sessions idle this long (0 = never).
 	SessionTimeout time.Duration
+	// AbandonTimeout expires sessions idle this long that have no open
+	// stream (clients that left without DELETE): 0 = DefaultAbandonTimeout,
+	// never longer than SessionTimeout, off when SessionTimeout is 0.
+	AbandonTimeout time.Duration
 	// SessionMaxLifetime expires sessions this old (0 = never).
 	SessionMaxLifetime time.Duration
 	// MaxSessions bounds open sessions (0 = DefaultMaxSessions); when full,
@@ -114,10 +118,11 @@ func New(srv *mcp.Server, o Options) *Handler {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	table = newSessionTable(mcpHandler, srv, o, logger)
+	srv.AddSendingMiddleware(table.skipUnreachable)
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "name": "dir2mcp", "version": version.Version})
 	})
-	mux.Handle(o.Path, guard(o, table))
+	mux.Handle(o.Path, guard(o, checkIDs(o.MaxBodyBytes, table)))
 	return &Handler{mux: mux, sessions: table}
 }

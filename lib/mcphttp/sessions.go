@@ -15,8 +15,9 @@ import (
 const (
 	ExpiredInactivity  = "inactivity"
 	ExpiredMaxLifetime = "max-lifetime"
-	// ExpiredCapacity: the least recently active idle session was evicted
-	// to admit a new one once MaxSessions were open.
+	// ExpiredCapacity: the least recently active idle session (no request
+	// in flight, preferably no open stream) was evicted to admit a new one
+	// once MaxSessions were open.
 	ExpiredCapacity = "capacity"
 )
 
@@ -27,6 +28,10 @@ const (
 	// DefaultMaxSessions bounds concurrently open sessions when
 	// Options.MaxSessions is 0.
 	DefaultMaxSessions = 1000
+	// DefaultAbandonTimeout is how long a session with no open stream and
+	// no request in flight may stay idle when Options.AbandonTimeout is 0:
+	// a client that exited without DELETE leaves such a session behind.
+	DefaultAbandonTimeout = 30 * time.Minute
 	// rememberExpired is how many expired session ids are remembered so a
 	// late request still learns why its session is gone.
 	rememberExpired = 4096
@@ -34,15 +39,19 @@ const (
 
 // sessionTable owns the lifecycle of Streamable HTTP sessions around the
 // SDK's handler: it registers the id the SDK assigns on initialize, expires
-// sessions after an inactivity timeout or a maximum lifetime (both checked on
-// every request and by a periodic sweep), evicts the least recently active
-// idle session when the table is full, and answers a request for an expired
-// session with 404 plus X-MCP-Session-Expired. Memory is bounded: at most
-// max live sessions and rememberExpired expired ids.
+// sessions after an inactivity timeout (shorter, abandon, for a session
+// without an open stream; a session with an open GET stream or a request in
+// flight is never idle) or a maximum lifetime (checked on every request and
+// by a periodic sweep), evicts the least recently active idle session when
+// the table is full, and answers a request for an expired session with 404
+// plus X-MCP-Session-Expired. Memory is bounded: at most max live sessions
+// (unless every one has a request in flight) and rememberExpired expired
+// ids.
 type sessionTable struct {
 	next        http.Handler
 	server      *mcp.Server
 	inactivity  time.Duration // 0 = never
+	abandon     time.Duration // idle limit without an open stream; 0 = never
 	maxLifetime time.Duration // 0 = never
 	max         int
 	logger      *slog.Logger
@@ -60,7 +69,11 @@ type sessionState struct {
 	created  time.Time
 	lastSeen time.Time
 	inflight int // POSTs being served: an idle clock does not run meanwhile
+	streams  int // GET streams open (the client listens): not idle either
 }
+
+// idle reports whether nothing of the session is in progress.
+func (st *sessionState) idle() bool { return st.inflight == 0 && st.streams == 0 }
 
 func newSessionTable(next http.Handler, server *mcp.Server, o Options, logger *slog.Logger) *sessionTable {
 	t := &sessionTable{
@@ -71,6 +84,13 @@ func newSessionTable(next http.Handler, server *mcp.Server, o Options, logger *s
 	if t.max <= 0 {
 		t.max = DefaultMaxSessions
 	}
+	if t.inactivity > 0 {
+		t.abandon = o.AbandonTimeout
+		if t.abandon <= 0 {
+			t.abandon = DefaultAbandonTimeout
+		}
+		t.abandon = min(t.abandon, t.inactivity)
+	}
 	if every := t.sweepInterval(); every > 0 {
 		go t.sweepLoop(every)
 	}
@@ -80,7 +100,7 @@ func newSessionTable(next http.Handler, server *mcp.Server, o Options, logger *s
 // sweepInterval is a quarter of the shortest limit, clamped to [10ms, 1m];
 // 0 when no limit is set (capacity eviction needs no sweep).
 func (t *sessionTable) sweepInterval() time.Duration {
-	d := t.inactivity
+	d := t.abandon
 	if t.maxLifetime > 0 && (d == 0 || t.maxLifetime < d) {
 		d = t.maxLifetime
 	}
@@ -136,7 +156,11 @@ func (t *sessionTable) reason(st *sessionState, now time.Time) string {
 	if t.maxLifetime > 0 && now.Sub(st.created) >= t.maxLifetime {
 		return ExpiredMaxLifetime
 	}
-	if t.inactivity > 0 && st.inflight == 0 && now.Sub(st.lastSeen) >= t.inactivity {
+	if !st.idle() {
+		return ""
+	}
+	if t.inactivity > 0 && now.Sub(st.lastSeen) >= t.inactivity ||
+		t.abandon > 0 && now.Sub(st.lastSeen) >= t.abandon {
 		return ExpiredInactivity
 	}
 	return ""
@@ -184,21 +208,23 @@ func (t *sessionTable) sdkHas(id string) bool {
 	return false
 }
 
-// register records a session the SDK just created, evicting the least
-// recently active idle session if the table is full.
+// register records a session the SDK just created. If the table is full it
+// evicts the least recently active idle session, or, when every session
+// has a request in flight or an open stream, the least recently active one
+// with only a stream; one with a request in flight is never evicted.
 func (t *sessionTable) register(id string) {
 	now := t.now()
 	var evicted string
 	t.mu.Lock()
 	if len(t.live) >= t.max {
-		var oldest *sessionState
+		var victim *sessionState
 		for sid, st := range t.live {
-			if st.inflight == 0 && (oldest == nil || st.lastSeen.Before(oldest.lastSeen)) {
-				oldest, evicted = st, sid
+			if st.inflight == 0 && (victim == nil || evictsBefore(st, victim)) {
+				victim, evicted = st, sid
 			}
 		}
-		if oldest != nil {
-			t.expireLocked(evicted, oldest, ExpiredCapacity, now)
+		if victim != nil {
+			t.expireLocked(evicted, victim, ExpiredCapacity, now)
 		}
 	}
 	t.live[id] = &sessionState{created: now, lastSeen: now}
@@ -206,6 +232,15 @@ func (t *sessionTable) register(id string) {
 	if evicted != "" {
 		t.closeSDK(evicted)
 	}
+}
+
+// evictsBefore orders eviction candidates: idle before streaming, then
+// least recently active first.
+func evictsBefore(a, b *sessionState) bool {
+	if a.idle() != b.idle() {
+		return a.idle()
+	}
+	return a.lastSeen.Before(b.lastSeen)
 }
 
 // Len reports the number of live sessions.
@@ -246,8 +281,11 @@ func (t *sessionTable) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if ok && reason == "" {
 		st.lastSeen = now
-		if r.Method == http.MethodPost {
+		switch r.Method {
+		case http.MethodPost:
 			st.inflight++
+		case http.MethodGet:
+			st.streams++
 		}
 	}
 	t.mu.Unlock()
@@ -267,10 +305,13 @@ func (t *sessionTable) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	sw := &statusWriter{ResponseWriter: w}
 	t.next.ServeHTTP(sw, r)
 	t.mu.Lock()
+	switch r.Method { // st may have expired meanwhile: count on it anyway
+	case http.MethodPost:
+		st.inflight--
+	case http.MethodGet:
+		st.streams--
+	}
 	if cur := t.live[id]; cur == st {
-		if r.Method == http.MethodPost {
-			st.inflight--
-		}
 		st.lastSeen = t.now()
 		switch {
 		case r.Method == http.MethodDelete && sw.status/100 == 2:

@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"strings"
@@ -257,8 +258,11 @@ func docFilter(ctx context.Context, prefix, glob, globField string, types []stri
 	var g *exclude.Pattern
 	if glob != "" {
 		p, err := exclude.ParsePattern(glob)
-		if err != nil || p.Negate {
-			return nil, errcode.FieldError(errcode.InvalidField, globField, "%s %q is not a valid glob", globField, glob)
+		if err == nil && p.Negate {
+			err = errors.New(`"!" negation is not allowed here`)
+		}
+		if err != nil {
+			return nil, errcode.FieldError(errcode.InvalidField, globField, "%s %.80q is not a valid glob: %v", globField, glob, err)
 		}
 		g = p
 	}

@@ -20,7 +20,9 @@ import (
 // JSON-RPC errors whose data carries {uri, code, message, retryable}.
 func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	uri := req.Params.URI
-	c, err := s.readContents(ctx, uri)
+	c, err := withDeadline(ctx, s.timeout(nil), func(ctx context.Context) (*mcp.ResourceContents, error) {
+		return s.readContents(ctx, uri)
+	})
 	if err != nil {
 		return nil, resourceError(uri, err)
 	}

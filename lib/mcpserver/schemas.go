@@ -148,7 +148,9 @@ var statsOutput = `{
         "chunks_total": {"type": "integer"},
         "embedded_ok": {"type": "integer"},
         "pending": {"type": "integer"},
-        "errors": {"type": "integer"}
+        "errors": {"type": "integer"},
+        "interrupted": {"type": "boolean", "description": "the last job stopped before it finished; the next run resumes it"},
+        "resumed_from": {"type": "string", "description": "the interrupted job the current one resumes"}
       },
       "required": ["job_id", "running", "mode", "scanned", "indexed", "skipped", "deleted", "representations", "chunks_total", "embedded_ok", "errors"]
     },
@@ -180,6 +182,16 @@ var statsOutput = `{
             "additionalProperties": false,
             "properties": {"doc_type": {"type": "string"}, "count": {"type": "integer"}, "reason": {"type": "string"}},
             "required": ["doc_type", "count", "reason"]
+          }
+        },
+        "secret_excluded": {
+          "type": "array",
+          "description": "files (within the caller's scope, at most 50) kept out of the index because their content matched a secret pattern, each with the rule that fired; never their content",
+          "items": {
+            "type": "object",
+            "additionalProperties": false,
+            "properties": {"rel_path": {"type": "string"}, "code": {"type": "string"}, "rule": {"type": "string"}},
+            "required": ["rel_path", "code", "rule"]
           }
         }
       },

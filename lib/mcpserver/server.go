@@ -7,7 +7,10 @@ package mcpserver
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
+	"math"
+	"os"
 	"slices"
 	"sync"
 	"time"
@@ -25,6 +28,7 @@ import (
 	"github.com/dir2mcp/dir2mcp/lib/ratelimit"
 	"github.com/dir2mcp/dir2mcp/lib/retrieve"
 	"github.com/dir2mcp/dir2mcp/lib/rootfs"
+	"github.com/dir2mcp/dir2mcp/lib/rpcframe"
 	"github.com/dir2mcp/dir2mcp/lib/state"
 	"github.com/dir2mcp/dir2mcp/lib/store"
 	"github.com/dir2mcp/dir2mcp/lib/version"
@@ -289,7 +293,9 @@ func (s *Server) wrap(t toolDef) mcp.ToolHandler {
 		var res toolOut
 		a, err := parseArgs(req.Params.Arguments, t.in)
 		if err == nil {
-			res, err = t.run(withProgress(ctx, p), a)
+			res, err = withDeadline(ctx, s.timeout(t.tool), func(ctx context.Context) (toolOut, error) {
+				return t.run(withProgress(ctx, p), a)
+			})
 		}
 		s.log.Debug("tool call", "tool", name, "ms", time.Since(start).Milliseconds(), "ok", err == nil)
 		if ctx.Err() != nil {
@@ -346,5 +352,37 @@ func errorResult(e *errcode.Error) *mcp.CallToolResult {
 // ServeStdio serves the protocol over stdin/stdout until ctx ends or the
 // client closes stdin. Nothing but JSON-RPC is written to stdout.
 func (s *Server) ServeStdio(ctx context.Context) error {
-	return s.MCP().Run(ctx, &mcp.StdioTransport{})
+	return s.ServeIO(ctx, os.Stdin, os.Stdout)
 }
+
+// ServeIO serves the protocol over newline-delimited JSON-RPC on in and
+// out until ctx ends or in does. A malformed message (not JSON, not a
+// request, an id that would not survive decoding, a line over
+// server.max_body_bytes, a batch unless the client asked for 2025-03-26)
+// is answered with a JSON-RPC error and the session goes on
+// (rpcframe.Filter).
+func (s *Server) ServeIO(ctx context.Context, in io.Reader, out io.Writer) error {
+	maxLine := 0
+	if s.Config != nil {
+		maxLine = int(min(s.Config.Server.MaxBodyBytes, math.MaxInt32))
+	}
+	if maxLine <= 0 {
+		maxLine = rpcframe.DefaultMaxLine
+	}
+	var batchVersions []string // MCP removed batches in 2025-06-18
+	for _, v := range ProtocolVersions {
+		if v < "2025-06-18" {
+			batchVersions = append(batchVersions, v)
+		}
+	}
+	out = rpcframe.SyncWriter(out)
+	return s.MCP().Run(ctx, &mcp.IOTransport{
+		Reader: rpcframe.Filter(in, out, maxLine, batchVersions...), Writer: nopCloser{out},
+		MaxLineLength: maxLine + 1, // the filter already bounds each line
+	})
+}
+
+// nopCloser leaves stdout open when the session ends.
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }

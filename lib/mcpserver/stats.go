@@ -3,7 +3,11 @@ package mcpserver
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
+
+	"github.com/dir2mcp/dir2mcp/lib/corpus"
+	"github.com/dir2mcp/dir2mcp/lib/errcode"
 
 	"github.com/dir2mcp/dir2mcp/lib/indexer"
 	"github.com/dir2mcp/dir2mcp/lib/state"
@@ -35,6 +39,11 @@ type statsIndexing struct {
 	EmbeddedOK      int64  `json:"embedded_ok"`
 	Pending         int64  `json:"pending"`
 	Errors          int64  `json:"errors"`
+	// Interrupted: the last job stopped before it finished; the next run
+	// resumes it.
+	Interrupted bool `json:"interrupted"`
+	// ResumedFrom is the interrupted job the current one resumes.
+	ResumedFrom string `json:"resumed_from,omitempty"`
 }
 
 type statsDocs struct {
@@ -44,6 +53,10 @@ type statsDocs struct {
 	// AwaitingProvider lists documents skipped until a provider is
 	// configured (audio without speech-to-text, images without OCR).
 	AwaitingProvider []statsWaiting `json:"awaiting_provider,omitempty"`
+	// SecretExcluded lists the files (within the caller's scope) kept out
+	// of the index because their content matched a secret pattern, each
+	// with the rule, so a false positive is seen (never the content).
+	SecretExcluded []corpus.Excluded `json:"secret_excluded,omitempty"`
 }
 
 type statsWaiting struct {
@@ -78,6 +91,7 @@ func (s *Server) stats(ctx context.Context, _ *args) (toolOut, error) {
 			Scanned: st.Run.Scanned, Indexed: st.Run.Indexed, Unchanged: st.Run.Unchanged, Skipped: st.Run.Skipped,
 			Deleted: st.Run.Deleted, Representations: counts.Representations, ChunksTotal: counts.Chunks,
 			EmbeddedOK: counts.Embedded, Pending: counts.Pending, Errors: st.Run.Errors,
+			Interrupted: st.Interrupted, ResumedFrom: st.ResumedFrom,
 		},
 		Models:    s.Models,
 		Documents: statsDocs{Total: counts.Documents, ByStatus: counts.ByStatus, ByDocType: counts.ByDocType},
@@ -100,13 +114,35 @@ func (s *Server) stats(ctx context.Context, _ *args) (toolOut, error) {
 	for _, w := range waiting {
 		res.Documents.AwaitingProvider = append(res.Documents.AwaitingProvider, statsWaiting{w.DocType, w.Count, w.Reason})
 	}
+	x, err := corpus.ExcludedDocs(ctx, s.Store, []string{string(errcode.SecretExcluded)}, corpus.ScopeFrom(ctx).Paths(), s.secretPatterns())
+	if err != nil {
+		return toolOut{}, err
+	}
+	res.Documents.SecretExcluded = x[:min(len(x), maxStatsExcluded)]
 	summary := fmt.Sprintf("Index of %s: %d documents (%s), %d chunks, %d embedded, %d pending; indexing running=%v; embedders text=%s code=%s",
 		res.Root, counts.Documents, store.FormatCounts(counts.ByStatus), counts.Chunks, counts.Embedded, counts.Pending, st.Running,
 		s.Models.EmbedText, s.Models.EmbedCode)
+	if st.Interrupted {
+		summary += fmt.Sprintf("\nThe last indexing job (%s) was interrupted before it finished; the next `dir2mcp up` or `dir2mcp index` resumes it.", st.JobID)
+	}
 	for _, w := range waiting {
 		summary += fmt.Sprintf("\n%d %s file(s) skipped: %s", w.Count, w.DocType, w.Reason)
 	}
+	if line := corpus.ExcludedLine(x, maxStatsExcluded); line != "" {
+		summary += "\n" + strings.Replace(line, "see dir2mcp status --excluded", "list_files excluded=true lists them", 1)
+	}
 	return toolOut{out: res, summary: summary}, nil
+}
+
+// maxStatsExcluded bounds the files excluded as secrets stats names.
+const maxStatsExcluded = 50
+
+// secretPatterns are the configured secret patterns (nil without a config).
+func (s *Server) secretPatterns() []string {
+	if s.Config == nil {
+		return nil
+	}
+	return s.Config.Security.SecretPatterns
 }
 
 func orMode(m string) string {
@@ -126,9 +162,9 @@ func (s *Server) currentStatus(ctx context.Context) indexer.Status {
 	if err != nil {
 		return indexer.Status{Mode: "incremental"}
 	}
-	ix := c.Indexing
+	ix := c.Indexing.Live()
 	return indexer.Status{
-		JobID: ix.JobID, Running: ix.Running && state.ProcessAlive(ix.PID), Mode: ix.Mode,
+		JobID: ix.JobID, Running: ix.Running, Mode: ix.Mode, Interrupted: ix.Interrupted, ResumedFrom: ix.ResumedFrom,
 		Run: indexer.Snapshot{Scanned: ix.Scanned, Indexed: ix.Indexed, Unchanged: ix.Unchanged, Skipped: ix.Skipped,
 			Deleted: ix.Deleted, Errors: ix.Errors},
 	}

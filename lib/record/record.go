@@ -286,6 +286,13 @@ const (
 	EvFatal         = "fatal"
 	EvIndexDone     = "index_complete"
 	EvNotice        = "notice"
+	// EvIndexInterrupted replaces index_complete when a job stops before it
+	// finishes; EvIndexResumed starts the run that picks it up.
+	EvIndexInterrupted = "index_interrupted"
+	EvIndexResumed     = "index_resumed"
+	// EvIndexLocked: a server found another writer holding the index; it
+	// keeps serving and indexes once the writer is done.
+	EvIndexLocked = "index_locked"
 )
 
 // CheckVersion reports an error unless v is "MAJOR.MINOR" (or "MAJOR") with

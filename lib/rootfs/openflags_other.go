@@ -2,5 +2,8 @@
 
 package rootfs
 
-// openFlags: no extra open flags where the unix ones do not exist.
-const openFlags = 0
+// No extra open flags where the unix ones do not exist.
+const (
+	nonBlock = 0
+	noFollow = 0
+)

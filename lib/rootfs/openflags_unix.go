@@ -4,7 +4,10 @@ package rootfs
 
 import "syscall"
 
-// openFlags make opening a checked file safe: it never blocks (a FIFO
-// swapped in after the check) and never follows a symlink in the last
-// element (the path is already resolved).
-const openFlags = syscall.O_NONBLOCK | syscall.O_NOFOLLOW
+// Open flags that make opening a checked file safe: nonBlock never blocks
+// (a FIFO swapped in after the check), noFollow never follows a symlink in
+// the last element (for a path already resolved).
+const (
+	nonBlock = syscall.O_NONBLOCK
+	noFollow = syscall.O_NOFOLLOW
+)

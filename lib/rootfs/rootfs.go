@@ -46,41 +46,83 @@ func Open(dir string) (*Root, error) {
 // Dir is the absolute root directory.
 func (r *Root) Dir() string { return r.dir }
 
-// Clean validates a client-supplied relative path and returns it in
-// canonical slash form ("a/b.go"). Percent-encoded sequences are decoded
-// first so "%2e%2e/" is treated as "../".
+// Clean validates a relative path and returns it in canonical slash form
+// ("a/b.go"), its bytes as written: "%" and "\" are ordinary name bytes
+// on disk ("100%.txt", "a\b.txt"). Name also tries a client's other
+// spelling (percent-decoded, "\" as "/").
 func Clean(rel string) (string, error) {
-	orig := rel
-	if strings.Contains(rel, "%") {
-		if dec, err := url.PathUnescape(rel); err == nil {
-			rel = dec
-		}
-	}
 	if strings.ContainsRune(rel, 0) {
 		return "", errcode.FieldError(errcode.InvalidField, "rel_path", "path contains a NUL byte")
 	}
-	rel = strings.ReplaceAll(rel, "\\", "/")
 	if rel == "" {
 		return "", errcode.FieldError(errcode.MissingField, "rel_path", "rel_path is empty")
 	}
-	if path.IsAbs(rel) || filepath.IsAbs(rel) || (len(rel) > 1 && rel[1] == ':') {
-		return "", errcode.FieldError(errcode.PathOutsideRoot, "rel_path", "%q is absolute; give a path relative to the root", orig)
+	if path.IsAbs(rel) || filepath.IsAbs(rel) || strings.HasPrefix(rel, "\\") || (len(rel) > 1 && rel[1] == ':') {
+		return "", errcode.FieldError(errcode.PathOutsideRoot, "rel_path", "%q is absolute; give a path relative to the root", rel)
 	}
 	c := path.Clean(rel)
 	if c == ".." || strings.HasPrefix(c, "../") {
-		return "", errcode.FieldError(errcode.PathOutsideRoot, "rel_path", "%q resolves outside the root", orig)
+		return "", errcode.FieldError(errcode.PathOutsideRoot, "rel_path", "%q resolves outside the root", rel)
 	}
 	if c == "." {
-		return "", errcode.FieldError(errcode.InvalidField, "rel_path", "%q names the root itself, not a file", orig)
+		return "", errcode.FieldError(errcode.InvalidField, "rel_path", "%q names the root itself, not a file", rel)
 	}
 	return c, nil
 }
 
-// Resolve returns the absolute path of rel inside the root after checking
-// that neither the path nor any symlink along it leads outside the root.
-// A missing file is FILE_NOT_FOUND.
-func (r *Root) Resolve(rel string) (string, error) {
+// respelled is rel as a client may have meant it, percent-decoded and with
+// "\" as "/" ("" when that is rel itself).
+func respelled(rel string) string {
+	alt := rel
+	if strings.Contains(alt, "%") {
+		if dec, err := url.PathUnescape(alt); err == nil {
+			alt = dec
+		}
+	}
+	alt = strings.ReplaceAll(alt, "\\", "/")
+	if alt == rel {
+		return ""
+	}
+	return alt
+}
+
+// Name returns the canonical rel_path a client path names: the path as
+// written when a file (or link) of that name exists under the root, else
+// its other spelling (percent-decoded, "\" as "/") when that exists.
+// Either spelling leaving the root is PATH_OUTSIDE_ROOT, so "%2e%2e/x" and
+// "..\\x" are refused unless a file has that very name.
+func (r *Root) Name(rel string) (string, error) {
 	c, err := Clean(rel)
+	if err != nil {
+		return "", err
+	}
+	alt := respelled(rel)
+	if alt == "" || r.exists(c) {
+		return c, nil
+	}
+	ca, err := Clean(alt)
+	if err != nil {
+		if e := errcode.As(err); e.Code == errcode.PathOutsideRoot {
+			return "", errcode.FieldError(errcode.PathOutsideRoot, "rel_path", "%q resolves outside the root", rel)
+		}
+		return c, nil
+	}
+	if r.exists(ca) {
+		return ca, nil
+	}
+	return c, nil
+}
+
+func (r *Root) exists(c string) bool {
+	_, err := os.Lstat(filepath.Join(r.dir, filepath.FromSlash(c)))
+	return err == nil
+}
+
+// Resolve returns the absolute path of rel (see Name) inside the root
+// after checking that neither the path nor any symlink along it leads
+// outside the root. A missing file is FILE_NOT_FOUND.
+func (r *Root) Resolve(rel string) (string, error) {
+	c, err := r.Name(rel)
 	if err != nil {
 		return "", err
 	}
@@ -146,22 +188,41 @@ func (r *Root) OpenFile(rel string) (*os.File, fs.FileInfo, error) {
 	if err := regular(rel, fi); err != nil {
 		return nil, nil, err
 	}
-	f, err := os.OpenFile(abs, os.O_RDONLY|openFlags, 0)
+	f, got, err := openRegular(abs, noFollow)
 	if err != nil {
-		return nil, nil, errcode.Wrap(errcode.FileNotFound, err, "%s: %v", rel, err)
+		if errcode.Of(err) == errcode.Internal {
+			err = errcode.Wrap(errcode.FileNotFound, err, "%s: %v", rel, err)
+		}
+		return nil, nil, err
 	}
-	got, err := f.Stat()
-	switch {
-	case err != nil:
-		err = errcode.Wrap(errcode.FileNotFound, err, "%s: %v", rel, err)
-	case !os.SameFile(fi, got):
-		err = errcode.FieldError(errcode.FileNotFound, "rel_path", "%s changed while being opened", rel)
+	if !os.SameFile(fi, got) {
+		f.Close()
+		return nil, nil, errcode.FieldError(errcode.FileNotFound, "rel_path", "%s changed while being opened", rel)
+	}
+	return f, got, nil
+}
+
+// OpenRegular opens abs for reading without blocking and returns it only
+// if the descriptor opened is a regular file: a FIFO, socket or device
+// swapped in after any earlier check is refused (DOC_TYPE_UNSUPPORTED)
+// instead of blocking the caller. Errors from the open itself are returned
+// as they are.
+func OpenRegular(abs string) (*os.File, fs.FileInfo, error) { return openRegular(abs, 0) }
+
+func openRegular(abs string, flags int) (*os.File, fs.FileInfo, error) {
+	f, err := os.OpenFile(abs, os.O_RDONLY|nonBlock|flags, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	fi, err := f.Stat()
+	if err == nil {
+		err = regular(filepath.Base(abs), fi)
 	}
 	if err != nil {
 		f.Close()
 		return nil, nil, err
 	}
-	return f, got, nil
+	return f, fi, nil
 }
 
 // regular refuses anything but a regular file.

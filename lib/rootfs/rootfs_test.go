@@ -59,3 +59,31 @@ func TestOpenRejectsNonDir(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// Names holding "%" or "\" are names (issue 14, 0g): a file is found by its
+// name as written; another spelling (percent-decoded, "\" as "/") is tried
+// only when no file has the name as written, and never leaves the root.
+func TestOddNamesResolveAsWritten(t *testing.T) {
+	root := t.TempDir()
+	for _, n := range []string{"dot%2ename.txt", "pct%41.md", `back\slash.txt`, "%2e%2e", "100%.txt", "sp ace.txt"} {
+		os.WriteFile(filepath.Join(root, n), []byte(n), 0o644)
+	}
+	os.MkdirAll(filepath.Join(root, "sub"), 0o755)
+	os.WriteFile(filepath.Join(root, "sub", "ok.txt"), []byte("ok"), 0o644)
+	r, _ := Open(root)
+	for _, n := range []string{"dot%2ename.txt", "pct%41.md", `back\slash.txt`, "%2e%2e", "100%.txt", "sp ace.txt"} {
+		if b, _, err := r.ReadFile(n, 0); err != nil || string(b) != n {
+			t.Errorf("ReadFile(%q) = %q, %v", n, b, err)
+		}
+	}
+	for in, want := range map[string]string{`sub\ok.txt`: "sub/ok.txt", "sub%2fok.txt": "sub/ok.txt", "pct%2541.md": "pct%41.md", "pct%41.md": "pct%41.md", "nope%41": "nope%41"} {
+		if got, err := r.Name(in); err != nil || got != want {
+			t.Errorf("Name(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, p := range []string{"%2e%2e/x", `..\x`, "%2e%2e%2fetc%2fpasswd"} {
+		if _, err := r.Resolve(p); errcode.Of(err) != errcode.PathOutsideRoot {
+			t.Errorf("Resolve(%q) = %v, want PATH_OUTSIDE_ROOT", p, err)
+		}
+	}
+}

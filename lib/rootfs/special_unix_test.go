@@ -36,3 +36,32 @@ func TestOpenFileRefusesSpecialFiles(t *testing.T) {
 	}
 	f.Close()
 }
+
+// A FIFO opened by path after any check (as if swapped in since) neither
+// blocks nor is returned; a regular file is, through a symlink too.
+func TestOpenRegularNeverBlocks(t *testing.T) {
+	root := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(root, "pipe"), 0o644); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	os.WriteFile(filepath.Join(root, "a.txt"), []byte("abc"), 0o644)
+	os.Symlink("a.txt", filepath.Join(root, "link"))
+	done := make(chan error, 1)
+	go func() {
+		f, _, err := OpenRegular(filepath.Join(root, "pipe"))
+		if f != nil {
+			f.Close()
+		}
+		done <- err
+	}()
+	if err := <-done; errcode.Of(err) != errcode.DocTypeUnsupported {
+		t.Errorf("OpenRegular(FIFO) = %v, want DOC_TYPE_UNSUPPORTED", err)
+	}
+	for _, p := range []string{"a.txt", "link"} {
+		f, fi, err := OpenRegular(filepath.Join(root, p))
+		if err != nil || fi.Size() != 3 {
+			t.Fatalf("OpenRegular(%s) = %v, %v", p, fi, err)
+		}
+		f.Close()
+	}
+}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
 	"github.com/dir2mcp/dir2mcp/lib/record"
+	"github.com/dir2mcp/dir2mcp/lib/rootfs"
 )
 
 // job is one entry in walk order: a file to process, or a warning.
@@ -78,7 +79,7 @@ func (s *scanner) process(j *job, buf *[]byte) {
 		return
 	}
 
-	f, err := os.Open(j.abs)
+	f, _, err := rootfs.OpenRegular(j.abs) // never blocks on a FIFO swapped in since the walk
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			j.vanished, j.hasDoc = true, false
@@ -152,7 +153,7 @@ func (s *scanner) process(j *job, buf *[]byte) {
 	sum := sha256.Sum256(content)
 	d.ContentHash = "sha256:" + hex.EncodeToString(sum[:])
 	if idx, ok := s.engine.SecretMatch(content); ok {
-		s.skip(j, known, present, errcode.SecretExcluded, fmt.Sprintf("content matches security.secret_patterns[%d]", idx))
+		s.skip(j, known, present, errcode.SecretExcluded, "content matches "+s.engine.SecretRule(idx))
 		return
 	}
 	s.finish(j, known, present)

@@ -280,7 +280,7 @@ func TestWalkSecretsAndPathExcludes(t *testing.T) {
 	}
 	r := walk(t, Options{Root: root, Exclude: eng})
 	d := r.by["config/aws.ini"]
-	if d.Status != record.StatusSkipped || d.Code != string(errcode.SecretExcluded) || d.Reason != "content matches security.secret_patterns[0]" {
+	if d.Status != record.StatusSkipped || d.Code != string(errcode.SecretExcluded) || d.Reason != "content matches security.secret_patterns[0] (aws_access_key_id)" {
 		t.Errorf("aws.ini: %q %q %q", d.Status, d.Code, d.Reason)
 	}
 	line, _ := json.Marshal(d)

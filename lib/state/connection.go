@@ -63,7 +63,7 @@ func (d Dir) WriteConnection(c Connection) error {
 	if err != nil {
 		return err
 	}
-	return atomicfile.Write(d.Join(ConnectionFile), append(b, '\n'), 0o644)
+	return atomicfile.Write(d.Join(ConnectionFile), append(b, '\n'), FileMode)
 }
 
 // ReadConnection reads connection.json.

@@ -50,6 +50,20 @@ type Indexing struct {
 	Errors          int64  `json:"errors"`
 	StartedAt       string `json:"started_at,omitempty"`
 	FinishedAt      string `json:"finished_at,omitempty"`
+	// Interrupted is set when the job stopped before it finished (the
+	// process was stopped or its stdio client left); the next run resumes.
+	Interrupted bool `json:"interrupted"`
+	// ResumedFrom is the interrupted job this one resumed.
+	ResumedFrom string `json:"resumed_from,omitempty"`
+}
+
+// Live is ix as users should see it: a job recorded as running whose
+// process is gone (killed, crashed) is not running but interrupted.
+func (ix Indexing) Live() Indexing {
+	if ix.Running && !ProcessAlive(ix.PID) {
+		ix.Running, ix.Interrupted = false, true
+	}
+	return ix
 }
 
 // WriteCorpus writes corpus.json atomically.
@@ -58,7 +72,7 @@ func (d Dir) WriteCorpus(c Corpus) error {
 	if err != nil {
 		return err
 	}
-	return atomicfile.Write(d.Join(CorpusFile), append(b, '\n'), 0o644)
+	return atomicfile.Write(d.Join(CorpusFile), append(b, '\n'), FileMode)
 }
 
 // ReadCorpus reads corpus.json.

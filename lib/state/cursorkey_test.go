@@ -38,7 +38,7 @@ func TestCursorKeyIsPrivateStableAndShared(t *testing.T) {
 	}
 	entries, _ := os.ReadDir(d.Path)
 	for _, e := range entries {
-		if e.Name() != CursorKeyFile && !e.IsDir() {
+		if e.Name() != CursorKeyFile && e.Name() != GitignoreFile && !e.IsDir() {
 			t.Errorf("left behind: %s", e.Name())
 		}
 	}

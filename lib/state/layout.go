@@ -69,12 +69,17 @@ func (d Dir) Join(elem ...string) string {
 	return filepath.Join(append([]string{d.Path}, elem...)...)
 }
 
-// Ensure creates the state directory and its subdirectories.
+// Ensure creates the state directory and its subdirectories, private to
+// the user (0700, files 0600) and with a .gitignore that keeps it out of
+// git; an existing state directory is tightened the same way (see
+// makePrivate).
 func (d Dir) Ensure() error {
+	_, err := os.Stat(d.Path)
+	created := os.IsNotExist(err)
 	for _, sub := range []string{"", "locks", "cache"} {
-		if err := os.MkdirAll(d.Join(sub), 0o755); err != nil {
+		if err := os.MkdirAll(d.Join(sub), DirMode); err != nil {
 			return errcode.Wrap(errcode.StoreCorrupt, err, "cannot create state directory %s: %v", d.Join(sub), err)
 		}
 	}
-	return nil
+	return d.makePrivate(created)
 }

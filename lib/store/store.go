@@ -51,8 +51,13 @@ func Open(ctx context.Context, stateDir string, opt Options) (*Store, error) {
 		if !opt.Create {
 			return nil, errcode.New(errcode.IndexNotReady, "no index at %s (run `dir2mcp up` or `dir2mcp-scan | dir2mcp-extract` first)", stateDir)
 		}
-		if err := os.MkdirAll(stateDir, 0o755); err != nil {
+		if err := os.MkdirAll(stateDir, 0o700); err != nil {
 			return nil, errcode.Wrap(errcode.StoreCorrupt, err, "cannot create state dir %s: %v", stateDir, err)
+		}
+		// Created private here: SQLite gives -wal and -shm the mode of
+		// the database file, and it holds the indexed text.
+		if f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600); err == nil {
+			f.Close()
 		}
 	}
 	s := &Store{path: path}

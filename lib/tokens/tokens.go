@@ -160,7 +160,7 @@ func List(p string) ([]Token, error) {
 // beside it) and writes the result atomically with mode 0600.
 func update(p string, fn func(*file) error) error {
 	locks := filepath.Join(filepath.Dir(p), "locks")
-	if err := os.MkdirAll(locks, 0o755); err != nil {
+	if err := os.MkdirAll(locks, 0o700); err != nil {
 		return errcode.Wrap(errcode.StoreCorrupt, err, "cannot create %s: %v", locks, err)
 	}
 	lock, err := os.OpenFile(filepath.Join(locks, filepath.Base(p)+".lock"), os.O_RDWR|os.O_CREATE, 0o600)
