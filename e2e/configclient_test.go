@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestConfigClient: `dir2mcp config client` prints valid JSON in each
@@ -69,4 +70,71 @@ func TestConfigClient(t *testing.T) {
 	if out, _ := cmd.CombinedOutput(); cmd.ProcessState.ExitCode() != 2 || !strings.Contains(string(out), "unknown client") {
 		t.Errorf("unknown client: exit %d %s", cmd.ProcessState.ExitCode(), out)
 	}
+}
+
+// TestConfigClientHTTPPinsPort: with the default random port, `config
+// client --transport http` pins one (server.listen in .dir2mcp.yaml, said
+// on stderr), so the printed URL still reaches the server after a restart —
+// whether a server was running when the config was printed or not.
+func TestConfigClientHTTPPinsPort(t *testing.T) {
+	upCmd := func(dir string) []string { return []string{"up", "--dir", dir, "--json", "--non-interactive"} }
+	clientURL := func(dir string) string {
+		t.Helper()
+		cmd := exec.Command(bin("dir2mcp"), "config", "client", "claude-code", "--transport", "http", "--dir", dir)
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("config client: %v\n%s", err, stderr.String())
+		}
+		var m struct {
+			MCPServers map[string]struct{ URL string } `json:"mcpServers"`
+		}
+		if err := json.Unmarshal(out, &m); err != nil || m.MCPServers["dir2mcp"].URL == "" {
+			t.Fatalf("config client output: %v\n%s", err, out)
+		}
+		url := m.MCPServers["dir2mcp"].URL
+		port := url[strings.LastIndex(url, ":")+1 : strings.LastIndex(url, "/")]
+		cfg := filepath.Join(dir, ".dir2mcp.yaml")
+		if !strings.Contains(stderr.String(), "Pinned the port: wrote server.listen: 127.0.0.1:"+port+" to "+cfg) {
+			t.Errorf("config client did not say it pinned the port:\n%s", stderr.String())
+		}
+		if y, _ := os.ReadFile(cfg); !strings.Contains(string(y), "listen: 127.0.0.1:"+port) {
+			t.Errorf("%s does not pin port %s:\n%s", cfg, port, y)
+		}
+		return url
+	}
+	works := func(url string, p *proc) {
+		t.Helper()
+		srv := p.connect()
+		if srv.url != url {
+			t.Fatalf("after a restart the server is at %s; the client config says %s", srv.url, url)
+		}
+		p.wait("index_complete", 60*time.Second)
+		c := newMCP(t, server{url: url, token: srv.token})
+		c.initialize()
+		if hits := c.search("ledger balance", nil); len(hits.Hits) == 0 {
+			t.Errorf("no hits through the pinned URL")
+		}
+	}
+
+	// A server is running on a random port: its port is pinned.
+	dir := copyCorpus(t, "corpus")
+	p := start(t, "dir2mcp", nil, upCmd(dir)...)
+	first := p.connect().url
+	url := clientURL(dir)
+	if url != first {
+		t.Errorf("config client URL %s, running server at %s", url, first)
+	}
+	p.stop()
+	p = start(t, "dir2mcp", nil, upCmd(dir)...)
+	works(url, p)
+	p.stop()
+
+	// No server running: a free port is pinned before the first start.
+	dir = copyCorpus(t, "corpus")
+	url = clientURL(dir)
+	p = start(t, "dir2mcp", nil, upCmd(dir)...)
+	works(url, p)
+	p.stop()
 }

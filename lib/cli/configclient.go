@@ -4,10 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
 	ucli "github.com/urfave/cli/v3"
@@ -28,13 +26,15 @@ func configClientCommand() *ucli.Command {
 		Usage:     "print a ready-to-paste MCP client config: claude-desktop | claude-code | cursor | vscode",
 		ArgsUsage: "CLIENT",
 		Description: "stdio (default): the client launches `dir2mcp up --stdio` on this directory. http: the client connects to a " +
-			"running server (URL from connection.json, --url, or a fixed --listen port) with the bearer token taken from " +
-			"an environment variable or a prompt — the token itself is never printed.",
+			"server at a fixed port (--url, --listen, server.listen, or the running server's port) with the bearer token taken from " +
+			"an environment variable or a prompt — the token itself is never printed. When the port would be random, it is " +
+			"pinned: server.listen is written into the config file (said on stderr), so the URL still works after a restart.",
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "transport", Value: "stdio", Usage: "stdio | http"},
 			&ucli.StringFlag{Name: "url", Usage: "MCP endpoint `URL` for --transport http (default: from connection.json or --listen)"},
 			&ucli.StringFlag{Name: "listen", Usage: "the `host:port` the server listens on (for the http URL)"},
 			&ucli.StringFlag{Name: "name", Value: "dir2mcp", Usage: "server `name` in the client config"},
+			&ucli.BoolFlag{Name: "pin", Value: true, Usage: "for --transport http with a random port: write server.listen into the config file so the URL survives a restart (--pin=false: only say what to add)"},
 		},
 		Action: runConfigClient,
 	}
@@ -109,10 +109,11 @@ func stdioEntry(e *env, client string) (map[string]any, error) {
 // client fills from an environment variable (or, in VS Code, a masked
 // prompt).
 func httpEntry(e *env, cmd *ucli.Command, client string) (map[string]any, []string, error) {
-	url, err := endpointURL(e, cmd)
+	url, pinNotes, err := endpointURL(e, cmd)
 	if err != nil {
 		return nil, nil, err
 	}
+	defer func() { fmt.Fprint(e.stderr, pinNotes) }()
 	tokenEnv := e.cfg.Security.Auth.TokenEnv
 	if tokenEnv == "" {
 		tokenEnv = "DIR2MCP_AUTH_TOKEN"
@@ -159,34 +160,4 @@ func httpEntry(e *env, cmd *ucli.Command, client string) (map[string]any, []stri
 		}
 	}
 	return entry, notes, nil
-}
-
-// endpointURL is --url, else the running server's URL from connection.json,
-// else one built from a fixed listen address.
-func endpointURL(e *env, cmd *ucli.Command) (string, error) {
-	if u := cmd.String("url"); u != "" {
-		return u, nil
-	}
-	if cmd.String("listen") == "" {
-		if c, err := e.dir.ReadConnection(); err == nil && c.URL != "" {
-			return c.URL, nil
-		}
-	}
-	listen := cmd.String("listen")
-	if listen == "" {
-		listen = e.cfg.Server.Listen
-	}
-	host, port, err := net.SplitHostPort(listen)
-	if err != nil || port == "0" || port == "" {
-		return "", errcode.FieldError(errcode.ConfigInvalid, "--url",
-			"no fixed endpoint: server.listen is %q (a random port). Start the server with a fixed --listen host:port, or pass --url", listen)
-	}
-	if host == "" || host == "0.0.0.0" || host == "::" {
-		host = "127.0.0.1"
-	}
-	scheme := "http"
-	if e.cfg.Server.TLS.Enabled || e.cfg.Server.TLS.CertFile != "" {
-		scheme = "https"
-	}
-	return scheme + "://" + net.JoinHostPort(strings.Trim(host, "[]"), port) + e.cfg.Server.MCPPath, nil
 }

@@ -87,9 +87,13 @@ func setup(cmd *ucli.Command, eventsToStderr bool) (*env, error) {
 		e.ev = events.NewHuman(evOut, e.stderr, cmd.Bool("quiet"))
 	}
 	root, err := rootfs.Open(cmd.String("dir"))
+	if err == nil {
+		err = root.CheckReadable()
+	}
 	if err != nil {
 		return nil, err
 	}
+	explicitStateDir.Store(cmd.String("state-dir") != "")
 	e.root = root
 	flags := map[string]string{}
 	for flag, key := range flagKeys {
@@ -196,9 +200,17 @@ var stageOutput atomic.Bool
 // printing errors in the SPEC §3.3 shape (or as a fatal event with --json).
 func Main(ctx context.Context, cmd *ucli.Command, args []string) int {
 	cmd.ExitErrHandler = func(context.Context, *ucli.Command, error) {}
-	err := cmd.Run(ctx, args)
+	quietUsageErrors(cmd)
+	err := buildError()
+	if err == nil {
+		err = cmd.Run(ctx, args)
+	}
 	if err == nil {
 		return 0
+	}
+	if msg, ok := usageError(err); ok {
+		fmt.Fprintf(os.Stderr, "ERROR: %s\nRun `%s --help` for usage.\n", msg, cmd.Name)
+		return errcode.ExitConfigInvalid
 	}
 	if ex, ok := err.(ucli.ExitCoder); ok && errcode.Of(err) == errcode.Internal {
 		if msg := ex.Error(); msg != "" {
@@ -206,11 +218,8 @@ func Main(ctx context.Context, cmd *ucli.Command, args []string) int {
 		}
 		return ex.ExitCode()
 	}
+	err = explainStateDir(err)
 	code := errcode.ExitCode(err)
-	if isUsageError(err) {
-		fmt.Fprintf(os.Stderr, "ERROR: %v\nRun with --help for usage.\n", err)
-		return errcode.ExitConfigInvalid
-	}
 	if jsonRequested(args) {
 		out := os.Stdout
 		if stageOutput.Load() || strings.HasPrefix(cmd.Name, "dir2mcp-") {
@@ -234,11 +243,33 @@ func formatError(err error) string {
 	return fmt.Sprintf("ERROR: %s: %s", e.Code, e.Message)
 }
 
-func isUsageError(err error) bool {
+// quietUsageErrors makes a usage error print one line (see Main) instead of
+// urfave's "Incorrect Usage" and the whole help text.
+func quietUsageErrors(cmd *ucli.Command) {
+	if cmd.OnUsageError == nil {
+		cmd.OnUsageError = func(_ context.Context, _ *ucli.Command, err error, _ bool) error { return err }
+	}
+	for _, c := range cmd.Commands {
+		quietUsageErrors(c)
+	}
+}
+
+// usageError reports whether err is a command-line usage mistake (unknown
+// command or flag, bad flag value) and returns its message. Usage errors
+// exit 2, like CONFIG_INVALID (SPEC §2.4).
+func usageError(err error) (string, bool) {
+	if errcode.Of(err) != errcode.Internal {
+		return "", false
+	}
 	msg := err.Error()
-	return errcode.Of(err) == errcode.Internal && (strings.Contains(msg, "flag provided but not defined") ||
-		strings.Contains(msg, "invalid value") || strings.Contains(msg, "Required flag") ||
-		strings.Contains(msg, "No help topic") || strings.HasPrefix(msg, "flag needs an argument"))
+	if topic, ok := strings.CutPrefix(msg, "No help topic for "); ok {
+		return fmt.Sprintf("unknown command %q", strings.Trim(topic, "'")), true
+	}
+	if strings.Contains(msg, "flag provided but not defined") || strings.Contains(msg, "invalid value") ||
+		strings.Contains(msg, "Required flag") || strings.HasPrefix(msg, "flag needs an argument") {
+		return msg, true
+	}
+	return "", false
 }
 
 func jsonRequested(args []string) bool {

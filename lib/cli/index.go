@@ -23,8 +23,18 @@ func reindexCommand() *ucli.Command {
 		Name:  "reindex",
 		Usage: "rebuild the whole index from scratch (full re-extract and re-embed)",
 		Description: "Discards representations, chunks and vectors and indexes everything again. Fails with " +
-			"INDEX_LOCKED while another writer (a running `up`) holds the index.",
-		Action: func(ctx context.Context, cmd *ucli.Command) error { return runIndex(ctx, cmd, true) },
+			"INDEX_LOCKED while another writer (a running `up`) holds the index. --force first moves the index " +
+			"files into <state dir>/old-<time>/ and builds a new index, for an index this build cannot open " +
+			"(INDEX_VERSION_MISMATCH, STORE_CORRUPT).",
+		Flags: []ucli.Flag{&ucli.BoolFlag{Name: "force", Usage: "move the old index aside (into the state dir's old-<time>/) and build a new one"}},
+		Action: func(ctx context.Context, cmd *ucli.Command) error {
+			if cmd.Bool("force") {
+				if err := reindexForce(cmd); err != nil {
+					return err
+				}
+			}
+			return runIndex(ctx, cmd, true)
+		},
 	}
 }
 

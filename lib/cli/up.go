@@ -291,9 +291,9 @@ func runJob(ctx context.Context, e *env, st *store.Store, embs map[string]embed.
 		ids[k] = m.ID()
 	}
 	rep := &indexer.Reporter{Root: e.root.Dir(), Dir: e.dir, Store: st, Events: e.ev, Models: e.modelNames(ids)}
-	if bar := newProgressBar(e); bar != nil {
-		rep.Line = bar.update
-		defer bar.finish()
+	bar := newProgressBar(ctx, e, st, prog)
+	if bar != nil {
+		rep.Line = func(indexer.Status) {} // the bar draws progress itself
 	}
 	stop := rep.Start(ctx, tr.status(ctx).JobID, mode, prog)
 	tr.setResumed(rep.ResumedFrom)
@@ -303,7 +303,8 @@ func runJob(ctx context.Context, e *env, st *store.Store, embs map[string]embed.
 		job.Flushed = svc.refresh
 	}
 	err = job.RunLocked(ctx)
-	tr.finish() // before index_complete is reported: searches after it see a finished job
+	bar.finish(err) // its last lines and the warnings go before the summary
+	tr.finish()     // before index_complete is reported: searches after it see a finished job
 	if ctx.Err() != nil {
 		stop(ctx.Err()) // reported as interrupted, never as complete
 		return ctx.Err()

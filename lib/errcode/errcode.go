@@ -76,6 +76,10 @@ const (
 // Internal is used for unexpected failures with no better code.
 const Internal Code = "INTERNAL"
 
+// BuildUnsupported: the binary was built without a feature the index needs
+// (SQLite FTS5: `-tags sqlite_fts5`); the message names the build command.
+const BuildUnsupported Code = "BUILD_UNSUPPORTED"
+
 // Error is an error with a canonical code. Message must never contain a
 // secret.
 type Error struct {

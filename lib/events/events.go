@@ -32,6 +32,7 @@ type Emitter struct {
 	human  io.Writer // info lines
 	errOut io.Writer // warnings and errors
 	quiet  bool
+	divert func(level, line string)
 }
 
 // NewJSON returns an Emitter writing NDJSON event records to w.
@@ -86,7 +87,30 @@ func (e *Emitter) writeHuman(w io.Writer, level, name string, data map[string]an
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if e.divert != nil {
+		e.divert(level, Redact(humanLine(level, name, data))+"\n")
+		return
+	}
 	fmt.Fprintln(w, Redact(humanLine(level, name, data)))
+}
+
+// Divert hands every human line (Emit and Printf, after redaction, with
+// its newline) to f instead of writing it, until the returned function is
+// called: a terminal progress display prints them around its bar. f runs
+// under the emitter's lock and must not call the emitter. No-op in JSON
+// mode.
+func (e *Emitter) Divert(f func(level, line string)) (restore func()) {
+	if e == nil || e.json != nil {
+		return func() {}
+	}
+	e.mu.Lock()
+	e.divert = f
+	e.mu.Unlock()
+	return func() {
+		e.mu.Lock()
+		e.divert = nil
+		e.mu.Unlock()
+	}
 }
 
 // Printf writes a free-form human line (ignored in JSON mode and when quiet).
@@ -96,6 +120,10 @@ func (e *Emitter) Printf(format string, args ...any) {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if e.divert != nil {
+		e.divert(Info, Redact(fmt.Sprintf(format, args...)))
+		return
+	}
 	fmt.Fprintf(e.human, "%s", Redact(fmt.Sprintf(format, args...)))
 }
 

@@ -55,3 +55,28 @@ func TestHumanWarningsGoToErrOut(t *testing.T) {
 		t.Errorf("out %q, errOut %q", out.String(), errOut.String())
 	}
 }
+
+// Divert takes every human line (redacted) until restored; JSON emitters
+// are not diverted.
+func TestDivert(t *testing.T) {
+	var out, errOut bytes.Buffer
+	e := NewHuman(&out, &errOut, false)
+	RegisterSecret("divert-secret-0123456789")
+	var got []string
+	restore := e.Divert(func(level, line string) { got = append(got, level+"|"+line) })
+	e.Emit(Warn, "notice", map[string]any{"message": "key divert-secret-0123456789 leaked"})
+	e.Printf("Indexing complete\n")
+	restore()
+	e.Printf("after\n")
+	want := []string{"warn|WARN: key [REDACTED] leaked\n", "info|Indexing complete\n"}
+	if strings.Join(got, "") != strings.Join(want, "") || out.String() != "after\n" || errOut.Len() != 0 {
+		t.Errorf("diverted %q, out %q, err %q", got, out.String(), errOut.String())
+	}
+	var js bytes.Buffer
+	j := NewJSON(&js)
+	j.Divert(func(string, string) { t.Error("a JSON emitter was diverted") })()
+	j.Emit(Info, "x", nil)
+	if js.Len() == 0 {
+		t.Error("JSON event not written")
+	}
+}

@@ -23,6 +23,12 @@ type Progress struct {
 	ChunksRemoved atomic.Int64 // chunks tombstoned
 	Embedded      atomic.Int64 // chunks embedded in this run
 	EmbedErrors   atomic.Int64 // chunks whose embedding failed
+
+	// Phase ends, for a progress display: Found counts the document
+	// records the scan produced (Scanned counts those extract took);
+	// ScanDone and ExtractDone are set when those stages have finished.
+	Found                 atomic.Int64
+	ScanDone, ExtractDone atomic.Bool
 }
 
 // Snapshot is a point-in-time copy of Progress.

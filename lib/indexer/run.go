@@ -97,6 +97,7 @@ func (j *Job) RunLocked(ctx context.Context) error {
 		defer close(docs)
 		_, scanErr = Scan(ctx, j.Config, ScanInput{Root: j.Root, Dir: j.Dir, Store: j.Store, Rehash: changed || j.Full, Warn: WarnTo(j.Events)},
 			func(d record.Document) error {
+				j.Progress.Found.Add(1)
 				select {
 				case docs <- d:
 					return nil
@@ -107,6 +108,7 @@ func (j *Job) RunLocked(ctx context.Context) error {
 		if scanErr != nil {
 			cancel()
 		}
+		j.Progress.ScanDone.Store(true)
 	}()
 	go func() {
 		defer wg.Done()
@@ -117,6 +119,7 @@ func (j *Job) RunLocked(ctx context.Context) error {
 		if extractErr != nil {
 			cancel()
 		}
+		j.Progress.ExtractDone.Store(true)
 	}()
 	go func() {
 		defer wg.Done()

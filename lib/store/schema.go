@@ -117,7 +117,7 @@ func migrate(ctx context.Context, db *sql.DB) error {
 	}
 	if v > SchemaVersion {
 		return errcode.New(errcode.IndexVersionMismatch,
-			"index schema version %d is newer than this dir2mcp supports (%d); upgrade dir2mcp or run `dir2mcp reindex`", v, SchemaVersion)
+			"index schema version %d is newer than this dir2mcp supports (%d); upgrade dir2mcp, or run `dir2mcp reindex --force` (moves the old index aside and builds a new one)", v, SchemaVersion)
 	}
 	if v == SchemaVersion {
 		return nil

@@ -67,7 +67,7 @@ func loadFile(path string) (*Index, fileID, error) {
 	if err != nil {
 		var ve errVersion
 		if errors.As(err, &ve) {
-			return nil, id, errcode.Wrap(errcode.IndexVersionMismatch, err, "vector index %s: %v; rebuild the index", path, err)
+			return nil, id, errcode.Wrap(errcode.IndexVersionMismatch, err, "vector index %s: %v; run `dir2mcp reindex --force` (moves the old index aside and builds a new one)", path, err)
 		}
 		return nil, id, corrupt(path, err)
 	}
