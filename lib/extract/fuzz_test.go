@@ -5,6 +5,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/dir2mcp/dir2mcp/lib/hangcheck"
 	"github.com/dir2mcp/dir2mcp/lib/record"
 )
 
@@ -22,6 +23,7 @@ func FuzzRawText(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, content []byte, ti uint8) {
+		defer hangcheck.Arm()()
 		docType := types[int(ti)%len(types)]
 		r, err := RawText(content, docType)
 		if err != nil {
