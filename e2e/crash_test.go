@@ -172,7 +172,7 @@ func TestCrashConsistency(t *testing.T) {
 	seed := uint64(time.Now().UnixNano())
 	r := rand.New(rand.NewPCG(seed, 1))
 	t.Logf("clean index of %d documents, %d chunks in %s; %d kill -9 runs, seed %d", want.Documents, want.Chunks, full.Round(time.Millisecond), runs, seed)
-	mismatches := 0
+	mismatches, interrupted := 0, 0
 	for i := range runs {
 		cmdName := []string{"index", "up"}[i%2]
 		at := time.Duration(r.Int64N(int64(full)))
@@ -209,11 +209,15 @@ func TestCrashConsistency(t *testing.T) {
 				problems = append(problems, fmt.Sprintf("top 5:\n  got  %s\n  want %s", strings.Join(got, "\n       "), strings.Join(wantTop, "\n       ")))
 			}
 		}
-		t.Logf("run %d: %s killed at %s (then %d docs, %d chunks, %d embedded): %s", i+1, cmdName, at.Round(time.Millisecond), mid.Documents, mid.Chunks, mid.Embedded, map[bool]string{true: "ok", false: "MISMATCH"}[len(problems) == 0])
+		cut := mid != want
+		if cut {
+			interrupted++
+		}
+		t.Logf("run %d: %s killed at %s (then %d docs, %d chunks, %d embedded; interrupted: %v): %s", i+1, cmdName, at.Round(time.Millisecond), mid.Documents, mid.Chunks, mid.Embedded, cut, map[bool]string{true: "ok", false: "MISMATCH"}[len(problems) == 0])
 		if len(problems) > 0 {
 			mismatches++
 			t.Errorf("run %d (%s killed at %s): %s", i+1, cmdName, at, strings.Join(problems, "; "))
 		}
 	}
-	t.Logf("crash consistency: %d cases, %d mismatches", runs, mismatches)
+	t.Logf("crash consistency: %d cases (%d killed before the index was complete), %d mismatches", runs, interrupted, mismatches)
 }

@@ -62,12 +62,12 @@ func fuzzRoot(tb testing.TB, mark string) string {
 	tb.Helper()
 	base := tb.TempDir()
 	root := filepath.Join(base, "root")
-	fuzzWrite(tb, filepath.Join(base, "outside.txt"), mark)
-	fuzzWrite(tb, filepath.Join(root, "docs", "a.md"), "# Alpha\n\nalpha bravo charlie in the docs.\n")
-	fuzzWrite(tb, filepath.Join(root, "src", "b.go"), "package b\n\n// Bravo returns alpha.\nfunc Bravo() string { return \"alpha\" }\n")
-	fuzzWrite(tb, filepath.Join(root, "web", "c.html"), "<html><title>C</title><body><h1>Charlie</h1><p>alpha<br>bravo</p></body></html>")
+	writeFile(tb, filepath.Join(base, "outside.txt"), mark)
+	writeFile(tb, filepath.Join(root, "docs", "a.md"), "# Alpha\n\nalpha bravo charlie in the docs.\n")
+	writeFile(tb, filepath.Join(root, "src", "b.go"), "package b\n\n// Bravo returns alpha.\nfunc Bravo() string { return \"alpha\" }\n")
+	writeFile(tb, filepath.Join(root, "web", "c.html"), "<html><title>C</title><body><h1>Charlie</h1><p>alpha<br>bravo</p></body></html>")
 	for _, rel := range []string{".env", "id_rsa", ".git/config", ".dir2mcp.yaml"} {
-		fuzzWrite(tb, filepath.Join(root, rel), mark)
+		writeFile(tb, filepath.Join(root, rel), mark)
 	}
 	for name, target := range map[string]string{"link_env.txt": ".env", "link_out.txt": "../outside.txt", "tok.txt": ".dir2mcp/secret.token", "link_state": ".dir2mcp"} {
 		if err := os.Symlink(target, filepath.Join(root, name)); err != nil {
@@ -75,16 +75,6 @@ func fuzzRoot(tb testing.TB, mark string) string {
 		}
 	}
 	return root
-}
-
-func fuzzWrite(tb testing.TB, path, body string) {
-	tb.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		tb.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
-		tb.Fatal(err)
-	}
 }
 
 // FuzzPOST sends request bodies through the real handler and MCP server
@@ -107,7 +97,7 @@ func FuzzPOST(f *testing.F) {
 	if err == nil && len(tok) > 0 {
 		mark = string(tok) // the token too must never be served
 	}
-	fuzzWrite(f, filepath.Join(s.Dir.Path, "secret.token"), mark)
+	writeFile(f, filepath.Join(s.Dir.Path, "secret.token"), mark)
 	session := initSession(f, h)
 	f.Fuzz(func(t *testing.T, body []byte, inSession bool) {
 		defer hangcheck.Arm()()
