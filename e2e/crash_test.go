@@ -83,10 +83,13 @@ func status(t *testing.T, dir string, args ...string) statusJSON {
 	return s
 }
 
-// integrity runs PRAGMA integrity_check on the index in stateDir.
+// integrity runs PRAGMA integrity_check on the index in stateDir. The
+// database is opened read-write, as the next dir2mcp run opens it: after a
+// kill, SQLite first rolls back or replays what the dead process left in
+// its journal (a read-only open cannot, and fails).
 func integrity(t *testing.T, stateDir string) string {
 	t.Helper()
-	db, err := sql.Open("sqlite3", "file:"+filepath.Join(stateDir, "meta.sqlite")+"?mode=ro")
+	db, err := sql.Open("sqlite3", "file:"+filepath.Join(stateDir, "meta.sqlite"))
 	if err != nil {
 		t.Fatal(err)
 	}

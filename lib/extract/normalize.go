@@ -5,14 +5,15 @@ import (
 	"unicode/utf8"
 )
 
-// normalize strips a leading U+FEFF, turns CRLF and lone CR into "\n" and
+// normalize strips leading U+FEFFs (a byte-order mark, doubled when a tool
+// added one to a file that had one), turns CRLF and lone CR into "\n" and
 // replaces every other control character (C0 except tab and newline, DEL,
 // C1) with one space, so the line count and the rune columns of s are kept.
 // s must be valid UTF-8. It returns the result, how many of the replaced
 // characters are ones text files do not contain (all but form feed,
 // vertical tab and escape), and the rune count of s when that is non-zero.
 func normalize(s string) (out string, ctrl, runes int) {
-	s = strings.TrimPrefix(s, "\uFEFF")
+	s = strings.TrimLeft(s, "\uFEFF")
 	first := firstToFix(s)
 	if first < 0 {
 		return s, 0, 0
