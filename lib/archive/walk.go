@@ -225,7 +225,7 @@ func (w *walker) member(m Member, name string, r io.Reader) error {
 	}
 	lr := &memberReader{r: r, left: w.lim.MaxMemberBytes, path: m.Path}
 	err := w.v.File(m, lr)
-	if err != nil && lr.over && errcode.Of(err) == errcode.FileTooLarge {
+	if err != nil && ((lr.over && errcode.Of(err) == errcode.FileTooLarge) || (lr.damaged && errcode.Of(err) == errcode.ExtractFailed)) {
 		w.skip(m, errcode.As(err))
 		return nil
 	}
@@ -282,12 +282,15 @@ func (c *counter) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// memberReader caps one member's bytes.
+// memberReader caps one member's bytes and turns a failure to read them
+// (a corrupt or truncated compressed stream, a bad checksum) into
+// EXTRACT_FAILED, which skips the member.
 type memberReader struct {
-	r    io.Reader
-	left int64
-	path string
-	over bool
+	r       io.Reader
+	left    int64
+	path    string
+	over    bool
+	damaged bool
 }
 
 func (m *memberReader) Read(p []byte) (int, error) {
@@ -303,6 +306,11 @@ func (m *memberReader) Read(p []byte) (int, error) {
 	if m.left < 0 {
 		m.over = true
 		return n - 1, errcode.New(errcode.FileTooLarge, "archive member %s expands past its size cap", m.path)
+	}
+	var ce *errcode.Error
+	if err != nil && err != io.EOF && !errors.As(err, &ce) && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+		m.damaged = true
+		err = errcode.Wrap(errcode.ExtractFailed, err, "archive member %s cannot be read: %v", m.path, err)
 	}
 	return n, err
 }
