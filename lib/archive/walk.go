@@ -242,6 +242,9 @@ func (w *walker) nested(f Format, m Member, r io.Reader) error {
 		switch {
 		case rerr != nil:
 			err = rerr
+			if d := damaged(m.Path, rerr); d != nil {
+				err = d
+			}
 		case int64(len(data)) > w.lim.MaxNestedZipBytes:
 			w.skip(m, errcode.New(errcode.FileTooLarge, "nested zip %s is over the %d-byte cap", m.Path, w.lim.MaxNestedZipBytes))
 			return nil
@@ -307,10 +310,21 @@ func (m *memberReader) Read(p []byte) (int, error) {
 		m.over = true
 		return n - 1, errcode.New(errcode.FileTooLarge, "archive member %s expands past its size cap", m.path)
 	}
-	var ce *errcode.Error
-	if err != nil && err != io.EOF && !errors.As(err, &ce) && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
-		m.damaged = true
-		err = errcode.Wrap(errcode.ExtractFailed, err, "archive member %s cannot be read: %v", m.path, err)
+	if err != nil && err != io.EOF {
+		if d := damaged(m.path, err); d != nil {
+			m.damaged, err = true, d
+		}
 	}
 	return n, err
+}
+
+// damaged is EXTRACT_FAILED for an uncoded error reading member path's
+// data (a corrupt or truncated stream, a bad checksum), and nil for a
+// coded error (the caps) or a cancellation, which keep their meaning.
+func damaged(path string, err error) *errcode.Error {
+	var ce *errcode.Error
+	if errors.As(err, &ce) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return nil
+	}
+	return errcode.Wrap(errcode.ExtractFailed, err, "archive member %s cannot be read: %v", path, err)
 }
