@@ -48,6 +48,7 @@ var fuzzSeeds = []string{
 	`{"jsonrpc":"2.0","id":4,"method":"resources/read","params":{"uri":"dir2mcp://host/.env"}}`,
 	`{"jsonrpc":"2.0","id":4,"method":"resources/read","params":{"uri":"dir2mcp:///link_state/secret.token"}}`,
 	`{"jsonrpc":"2.0","id":4,"method":"resources/read","params":{"uri":"file:///etc/passwd"}}`,
+	"{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"resources/read\",\"params\":{\"uri\":\"dir2md\x7f:/F/%2e%2e/x\"}}",
 	`{"jsonrpc":"2.0","id":4,"method":"resources/read","params":{"uri":"dir2mcp:///docs.zip!/inner/.env"}}`,
 	`{"jsonrpc":"2.0","id":5,"method":"completion/complete","params":{"ref":{"type":"ref/resource","uri":"dir2mcp:///{+path}"},"argument":{"name":"path","value":"."}}}`,
 	`{"jsonrpc":"2.0","id":5,"method":"completion/complete","params":{"ref":{"type":"ref/resource","uri":"dir2mcp:///{+path}"},"argument":{"name":"path","value":"link_"}}}`,
@@ -80,7 +81,8 @@ func fuzzRoot(tb testing.TB, mark string) string {
 // FuzzPOST sends request bodies through the real handler and MCP server
 // over a real index, inside an initialized session or as a first contact:
 // the answer is never a 5xx, every JSON-RPC message the server writes is
-// valid JSON, and no protected file's content reaches the client.
+// valid JSON, a request accepted with 200 is answered (a result or an
+// error), and no protected file's content reaches the client.
 func FuzzPOST(f *testing.F) {
 	for _, s := range fuzzSeeds {
 		f.Add([]byte(s), true)
@@ -121,21 +123,35 @@ func FuzzPOST(f *testing.F) {
 		if w.Code != http.StatusOK {
 			return
 		}
+		var msgs [][]byte
 		switch ct := w.Header().Get("Content-Type"); {
 		case strings.HasPrefix(ct, "application/json"):
-			if !json.Valid(w.Body.Bytes()) {
-				t.Fatalf("invalid JSON answer to %q: %s", body, out)
-			}
+			msgs = append(msgs, w.Body.Bytes())
 		case strings.HasPrefix(ct, "text/event-stream"):
 			sc := bufio.NewScanner(bytes.NewReader(w.Body.Bytes()))
 			sc.Buffer(nil, 8<<20)
 			for sc.Scan() {
-				if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok && !json.Valid([]byte(data)) {
-					t.Fatalf("invalid JSON event in answer to %q: %s", body, data)
+				if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+					msgs = append(msgs, []byte(data))
 				}
 			}
 		default:
 			t.Fatalf("200 with Content-Type %q for %q", ct, body)
+		}
+		answered := false
+		for _, m := range msgs {
+			var r struct{ Result, Error json.RawMessage }
+			if err := json.Unmarshal(m, &r); err != nil {
+				t.Fatalf("invalid JSON in the answer to %q: %s", body, m)
+			}
+			answered = answered || r.Result != nil || r.Error != nil
+		}
+		var req struct {
+			ID     json.RawMessage
+			Method string
+		}
+		if json.Unmarshal(body, &req) == nil && req.Method != "" && len(req.ID) > 0 && string(req.ID) != "null" && !answered {
+			t.Fatalf("request %q accepted with 200 but never answered: %q", body, out)
 		}
 	})
 }
