@@ -45,14 +45,13 @@ fmt:
 clean:
 	rm -rf $(BIN)
 
-# Run every fuzz target for FUZZTIME each (not part of `make test`).
-FUZZTIME ?= 20s
+# Run every fuzz target (Fuzz* in ./lib/...) for FUZZTIME each, one after
+# another with one worker; prints execs and crashers per target (logs in
+# LOGDIR). A crasher is left in the package's testdata/fuzz/: commit it and
+# `make test` replays it. Not part of `make test` (which runs the seeds).
+FUZZTIME ?= 10m
 fuzz:
-	@for pkg in $$($(GO) list $(GOFLAGS) ./lib/...); do \
-	  for f in $$($(GO) test $(GOFLAGS) -list '^Fuzz' $$pkg 2>/dev/null | grep '^Fuzz'); do \
-	    echo "== $$pkg $$f"; $(GO) test $(GOFLAGS) -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
-	  done; \
-	done
+	FUZZTIME=$(FUZZTIME) GO=$(GO) TAGS=$(TAGS) scripts/fuzz/run.sh
 
 # The official MCP conformance suite against a live `dir2mcp serve`: once with
 # --auth none on loopback, once with a bearer token through a header-injecting
@@ -66,6 +65,8 @@ conformance: build
 # (default: the last landing before the retrieval rework of issue 10;
 # BASELINE= skips it).
 BASELINE ?= b147433
+# kill -9 cases of the crash-consistency test in make bench (make test runs 4).
+CRASH_RUNS ?= 20
 bench: build
 	$(GO) test $(GOFLAGS) -run '^$$' -bench . -benchtime 2x ./lib/... 2>&1 | grep -E '^(Benchmark|ok|PASS|FAIL|goos|cpu)' || true
 	@echo "== embedding throughput, whole pipeline, fake Mistral answering after 50 ms (target: >= 20 chunks/s/slot)"
@@ -75,6 +76,9 @@ bench: build
 	@echo "x402 gate on an ungated search (target: overhead-% and gate-% < 2):"
 	$(GO) test $(GOFLAGS) -run '^$$' -bench '^BenchmarkPaymentGateOverhead$$' -benchtime 5x ./lib/mcphttp 2>&1 | grep -E '^(Benchmark|FAIL)' || true
 	$(GO) run $(GOFLAGS) ./scripts/bench -bin $(BIN) $(if $(BASELINE),-baseline $(BASELINE))
+	@echo "== crash consistency: kill -9 index/up at $(CRASH_RUNS) random moments, re-run, compare with a clean index"
+	@log=$$(mktemp); DIR2MCP_CRASH_RUNS=$(CRASH_RUNS) $(GO) test $(GOFLAGS) -count=1 -timeout 60m -run '^TestCrashConsistency$$' -v ./e2e >$$log 2>&1; rc=$$?; \
+	  grep -E 'crash_test|^(---|FAIL|ok)' $$log; rm -f $$log; exit $$rc
 
 # Retrieval quality on the public eval sets (testdata/eval/README.md): pinned
 # corpora (Go standard library, Debian docs and sources, npm packages, a Go

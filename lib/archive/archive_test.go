@@ -304,3 +304,26 @@ func TestCancellation(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// A member whose data cannot be read (here a bad checksum) is skipped
+// with EXTRACT_FAILED and the walk goes on to the next member; before,
+// the raw read error ended the walk uncoded (FuzzWalk crasher).
+func TestDamagedMemberIsSkipped(t *testing.T) {
+	var b bytes.Buffer
+	w := zip.NewWriter(&b)
+	body := []byte("stored bytes whose checksum is wrong")
+	f, _ := w.CreateRaw(&zip.FileHeader{Name: "bad.txt", Method: zip.Store, CRC32: 1, CompressedSize64: uint64(len(body)), UncompressedSize64: uint64(len(body))})
+	f.Write(body)
+	g, _ := w.Create("good.txt")
+	g.Write([]byte("fine"))
+	w.Close()
+	p := filepath.Join(t.TempDir(), "damaged.zip")
+	os.WriteFile(p, b.Bytes(), 0o644)
+	files, skips, err := collect(t, p, Limits{})
+	if err != nil || files["good.txt"] != "fine" || skips["bad.txt"] != errcode.ExtractFailed {
+		t.Fatalf("files %v, skips %v, err %v", keys(files), skips, err)
+	}
+	if _, err := ReadMember(context.Background(), p, "bad.txt", Limits{}); errcode.Of(err) != errcode.ExtractFailed {
+		t.Fatalf("ReadMember of the damaged member: %v", err)
+	}
+}

@@ -225,7 +225,7 @@ func (w *walker) member(m Member, name string, r io.Reader) error {
 	}
 	lr := &memberReader{r: r, left: w.lim.MaxMemberBytes, path: m.Path}
 	err := w.v.File(m, lr)
-	if err != nil && lr.over && errcode.Of(err) == errcode.FileTooLarge {
+	if err != nil && ((lr.over && errcode.Of(err) == errcode.FileTooLarge) || (lr.damaged && errcode.Of(err) == errcode.ExtractFailed)) {
 		w.skip(m, errcode.As(err))
 		return nil
 	}
@@ -242,6 +242,9 @@ func (w *walker) nested(f Format, m Member, r io.Reader) error {
 		switch {
 		case rerr != nil:
 			err = rerr
+			if d := damaged(m.Path, rerr); d != nil {
+				err = d
+			}
 		case int64(len(data)) > w.lim.MaxNestedZipBytes:
 			w.skip(m, errcode.New(errcode.FileTooLarge, "nested zip %s is over the %d-byte cap", m.Path, w.lim.MaxNestedZipBytes))
 			return nil
@@ -282,12 +285,15 @@ func (c *counter) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// memberReader caps one member's bytes.
+// memberReader caps one member's bytes and turns a failure to read them
+// (a corrupt or truncated compressed stream, a bad checksum) into
+// EXTRACT_FAILED, which skips the member.
 type memberReader struct {
-	r    io.Reader
-	left int64
-	path string
-	over bool
+	r       io.Reader
+	left    int64
+	path    string
+	over    bool
+	damaged bool
 }
 
 func (m *memberReader) Read(p []byte) (int, error) {
@@ -304,5 +310,21 @@ func (m *memberReader) Read(p []byte) (int, error) {
 		m.over = true
 		return n - 1, errcode.New(errcode.FileTooLarge, "archive member %s expands past its size cap", m.path)
 	}
+	if err != nil && err != io.EOF {
+		if d := damaged(m.path, err); d != nil {
+			m.damaged, err = true, d
+		}
+	}
 	return n, err
+}
+
+// damaged is EXTRACT_FAILED for an uncoded error reading member path's
+// data (a corrupt or truncated stream, a bad checksum), and nil for a
+// coded error (the caps) or a cancellation, which keep their meaning.
+func damaged(path string, err error) *errcode.Error {
+	var ce *errcode.Error
+	if errors.As(err, &ce) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return nil
+	}
+	return errcode.Wrap(errcode.ExtractFailed, err, "archive member %s cannot be read: %v", path, err)
 }

@@ -5,7 +5,9 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/dir2mcp/dir2mcp/lib/hangcheck"
 	"github.com/dir2mcp/dir2mcp/lib/record"
+	"github.com/dir2mcp/dir2mcp/lib/srcmap"
 )
 
 func FuzzRawText(f *testing.F) {
@@ -22,6 +24,7 @@ func FuzzRawText(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, content []byte, ti uint8) {
+		defer hangcheck.Arm()()
 		docType := types[int(ti)%len(types)]
 		r, err := RawText(content, docType)
 		if err != nil {
@@ -34,7 +37,9 @@ func FuzzRawText(f *testing.F) {
 			t.Fatalf("output not normalised: %q", r.Text)
 		}
 		if docType == record.DocHTML {
-			checkLineMap(t, normalizedSource(content), r)
+			src := normalizedSource(content)
+			checkLineMap(t, src, r)
+			checkSpans(t, src, r.Map)
 			return
 		}
 		if r.Map != nil {
@@ -57,4 +62,20 @@ func normalizedSource(content []byte) string {
 	s, _ := decode(content, true)
 	s, _, _ = normalize(s)
 	return s
+}
+
+// checkSpans asserts that the source span of every line, and of the whole
+// text, lies within the source's lines (citations point at real lines).
+func checkSpans(t *testing.T, src string, m srcmap.Map) {
+	t.Helper()
+	srcLines := strings.Count(src, "\n") + 1
+	check := func(lo, hi int) {
+		if sp := m.Span(lo, hi); sp.StartLine < 1 || sp.EndLine < sp.StartLine || sp.EndLine > srcLines {
+			t.Fatalf("Span(%d, %d) = L%d-L%d, source has %d lines", lo, hi, sp.StartLine, sp.EndLine, srcLines)
+		}
+	}
+	for l := 1; l <= len(m); l++ {
+		check(l, l)
+	}
+	check(1, len(m))
 }

@@ -5,14 +5,17 @@ import (
 	"unicode/utf8"
 )
 
-// normalize strips a leading U+FEFF, turns CRLF and lone CR into "\n" and
+// normalize strips leading U+FEFFs (a byte-order mark, doubled when a tool
+// added one to a file that had one), turns CRLF and lone CR into "\n" and
 // replaces every other control character (C0 except tab and newline, DEL,
-// C1) with one space, so the line count and the rune columns of s are kept.
+// C1) and every other U+FEFF (invisible; at the start of a text, as after
+// HTML's leading white space is dropped, it reads as a byte-order mark)
+// with one space, so the line count and the rune columns of s are kept.
 // s must be valid UTF-8. It returns the result, how many of the replaced
 // characters are ones text files do not contain (all but form feed,
 // vertical tab and escape), and the rune count of s when that is non-zero.
 func normalize(s string) (out string, ctrl, runes int) {
-	s = strings.TrimPrefix(s, "\uFEFF")
+	s = strings.TrimLeft(s, bom)
 	first := firstToFix(s)
 	if first < 0 {
 		return s, 0, 0
@@ -42,6 +45,9 @@ func normalize(s string) (out string, ctrl, runes int) {
 			ctrl++
 			buf = append(buf, ' ')
 			i += 2
+		case isBOMAt(s, i):
+			buf = append(buf, ' ')
+			i += len(bom)
 		default:
 			buf = append(buf, c)
 			i++
@@ -65,7 +71,7 @@ func firstToFix(s string) int {
 }
 
 // sanitize replaces control characters other than tab and newline (CR
-// included) with a space. It is for text built from decoded HTML entities,
+// included) and U+FEFF with a space. It is for text built from decoded HTML entities,
 // where a CR is not a line break of the source.
 func sanitize(s string) string {
 	fix := -1
@@ -88,6 +94,9 @@ func sanitize(s string) string {
 		case c == 0xC2 && i+1 < len(s) && s[i+1] < 0xA0:
 			buf = append(buf, ' ')
 			i++
+		case isBOMAt(s, i):
+			buf = append(buf, ' ')
+			i += len(bom) - 1
 		default:
 			buf = append(buf, c)
 		}
@@ -95,10 +104,19 @@ func sanitize(s string) string {
 	return string(buf)
 }
 
-// isCtrlAt reports whether a control character normalize replaces starts at s[i].
+// bom is U+FEFF, the byte-order mark, in UTF-8.
+const bom = "\uFEFF"
+
+// isBOMAt reports whether U+FEFF starts at s[i].
+func isBOMAt(s string, i int) bool { return strings.HasPrefix(s[i:], bom) }
+
+// isCtrlAt reports whether a character normalize replaces (a control
+// character or U+FEFF) starts at s[i].
 func isCtrlAt(s string, i int) bool {
 	c := s[i]
 	switch {
+	case c == bom[0]:
+		return isBOMAt(s, i)
 	case c == '\t' || c == '\n':
 		return false
 	case c < 0x20 || c == 0x7F:

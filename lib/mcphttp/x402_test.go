@@ -53,7 +53,7 @@ func newPaid(t *testing.T, mode string, gated ...string) (*paid, *Handler) {
 	return p, handler(t, p.s, p.gate)
 }
 
-func writeFile(t *testing.T, path, body string) {
+func writeFile(t testing.TB, path, body string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)

@@ -9,9 +9,11 @@
 //     on the same files in the same run (and the same matching lines);
 //   - the chunk count;
 //   - with -baseline REF: search latency of this build and of git ref REF's,
-//     each over its own fresh index of the corpus, in alternating rounds.
+//     each over its own fresh index of the corpus, in alternating rounds;
+//   - load while indexing: -load-clients MCP clients search back to back for
+//     -load-time while `dir2mcp up` builds a fresh index: errors, p50/p99.
 //
-// Usage: go run ./scripts/bench [-corpus DIR] [-bin DIR] [-queries N] [-baseline REF]
+// Usage: go run ./scripts/bench [-corpus DIR] [-bin DIR] [-queries N] [-baseline REF] [-load-only]
 // (make bench builds the binaries first). The index is written to a temp
 // state dir, never into the corpus.
 package main
@@ -45,7 +47,17 @@ func main() {
 	keep := flag.Bool("keep", false, "keep the state dir")
 	stateDir := flag.String("state", "", "existing state dir: only measure search latency over it")
 	baseline := flag.String("baseline", "", "git ref whose dir2mcp search latency is measured side by side (fresh indexes, alternating rounds)")
+	loadClients := flag.Int("load-clients", 8, "clients searching during the full index of the load section (0 skips it)")
+	loadTime := flag.Duration("load-time", 60*time.Second, "how long the clients search during the full index")
+	loadOnly := flag.Bool("load-only", false, "run only the load-while-indexing section")
 	flag.Parse()
+	if *loadOnly {
+		if err := loadOnlyRun(*corpus, *binDir, *qfile, *nq, *loadClients, *loadTime); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *stateDir != "" {
 		if err := searchOnly(*corpus, *binDir, *stateDir, *qfile, *nq); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
@@ -53,7 +65,7 @@ func main() {
 		}
 		return
 	}
-	if err := run(*corpus, *binDir, *qfile, *nq, *keep, *baseline); err != nil {
+	if err := run(*corpus, *binDir, *qfile, *nq, *keep, *baseline, *loadClients, *loadTime); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
@@ -61,7 +73,7 @@ func main() {
 
 type result struct{ name, value, note string }
 
-func run(corpus, binDir, qfile string, nq int, keep bool, baseline string) error {
+func run(corpus, binDir, qfile string, nq int, keep bool, baseline string, loadClients int, loadTime time.Duration) error {
 	dir2mcp, err := filepath.Abs(filepath.Join(binDir, "dir2mcp"))
 	if err != nil {
 		return err
@@ -124,14 +136,41 @@ func run(corpus, binDir, qfile string, nq int, keep bool, baseline string) error
 		}
 		out = append(out, rows...)
 	}
+	if loadClients > 0 {
+		stop()
+		rows, err := loadWhileIndexing(dir2mcp, corpus, queries(qfile, nq), loadClients, loadTime)
+		if err != nil {
+			return err
+		}
+		out = append(out, rows...)
+	}
+	table(out)
+	return nil
+}
 
+// loadOnlyRun runs only the load-while-indexing section.
+func loadOnlyRun(corpus, binDir, qfile string, nq, clients int, dur time.Duration) error {
+	dir2mcp, err := filepath.Abs(filepath.Join(binDir, "dir2mcp"))
+	if err != nil {
+		return err
+	}
+	fmt.Printf("corpus %s, %d CPUs\n", corpus, runtime.NumCPU())
+	rows, err := loadWhileIndexing(dir2mcp, corpus, queries(qfile, nq), clients, dur)
+	if err != nil {
+		return err
+	}
+	table(rows)
+	return nil
+}
+
+// table prints the results as a markdown table.
+func table(out []result) {
 	fmt.Println()
 	fmt.Printf("| %-32s | %-12s | %s\n", "measure", "value", "note")
 	fmt.Printf("|%s|%s|%s\n", strings.Repeat("-", 34), strings.Repeat("-", 14), strings.Repeat("-", 30))
 	for _, r := range out {
 		fmt.Printf("| %-32s | %-12s | %s\n", r.name, r.value, r.note)
 	}
-	return nil
 }
 
 // searchOnly measures search latency over an existing index.

@@ -1,0 +1,127 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dir2mcp/dir2mcp/lib/mcpclient"
+)
+
+// loadWhileIndexing starts `dir2mcp up` on corpus with an empty state dir
+// (a full index begins at once) and has clients MCP sessions, each its own
+// official go-sdk client, search back to back for dur while the index is
+// built. Every failed call (transport error, JSON-RPC error or a tool
+// error) counts as an error; the target is none.
+func loadWhileIndexing(bin, corpus string, qs []string, clients int, dur time.Duration) ([]result, error) {
+	state, err := os.MkdirTemp("", "dir2mcp-bench-load-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(state)
+	cmd := exec.Command(bin, "up", "--dir", corpus, "--state-dir", state, "--json", "--non-interactive", "--listen", "127.0.0.1:0")
+	// Eight clients on one address: the per-client rate limit is not what is measured.
+	cmd.Env = append(os.Environ(), "DIR2MCP_SERVER_RATE_LIMIT_RPS=0")
+	stdout, _ := cmd.StdoutPipe()
+	var stderr bytes.Buffer // the server's log: shown only when a call failed
+	cmd.Stderr = &stderr
+	begin := time.Now()
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	defer func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() }()
+	events := make(chan string, 1)
+	indexed := make(chan time.Duration, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			ln := sc.Text()
+			if strings.Contains(ln, `"event":"connection"`) {
+				events <- ln
+			}
+			if strings.Contains(ln, `"event":"index_complete"`) {
+				indexed <- time.Since(begin)
+			}
+		}
+	}()
+	select {
+	case <-events:
+	case <-time.After(60 * time.Second):
+		return nil, fmt.Errorf("load: up printed no connection event within 60s")
+	}
+	opts, err := mcpclient.FromStateDir(state)
+	if err != nil {
+		return nil, err
+	}
+	ctx := context.Background()
+	var (
+		mu     sync.Mutex
+		lat    []time.Duration
+		errs   int
+		first  string
+		wg     sync.WaitGroup
+		stopAt = time.Now().Add(dur)
+	)
+	for i := range clients {
+		c, err := mcpclient.Dial(ctx, opts)
+		if err != nil {
+			return nil, fmt.Errorf("load: client %d: %v", i, err)
+		}
+		defer c.Close()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var mine []time.Duration
+			for n := i; time.Now().Before(stopAt); n++ {
+				start := time.Now()
+				err := c.Call(ctx, "dir2mcp.search", map[string]any{"query": qs[n%len(qs)], "k": 10}, nil)
+				mine = append(mine, time.Since(start))
+				if err != nil {
+					mu.Lock()
+					if errs++; first == "" {
+						first = err.Error()
+					}
+					mu.Unlock()
+				}
+			}
+			mu.Lock()
+			lat = append(lat, mine...)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	during := "index still running when the load ended"
+	select {
+	case d := <-indexed:
+		during = fmt.Sprintf("index complete after %s", d.Round(time.Second))
+	default:
+	}
+	note := fmt.Sprintf("%d clients × %s, %s; target 0", clients, dur, during)
+	if first != "" {
+		note += "; first: " + first
+		cmd.Process.Signal(os.Interrupt)
+		cmd.Wait()
+		fmt.Fprintf(os.Stderr, "dir2mcp up log:\n%s\n", tail(stderr.String(), 40))
+	}
+	return []result{
+		{"searches during a full index", fmt.Sprint(len(lat)), fmt.Sprintf("%.0f/s", float64(len(lat))/dur.Seconds())},
+		{"errors during a full index", fmt.Sprint(errs), note},
+		{"search p50 during a full index", pct(lat, 50).String(), ""},
+		{"search p99 during a full index", pct(lat, 99).String(), ""},
+	}, nil
+}
+
+// tail returns the last n lines of s.
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
