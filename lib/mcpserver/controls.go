@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -105,16 +106,43 @@ func (s *Server) controlledCall(ctx context.Context, call *mcp.CallToolRequest, 
 }
 
 // maskError masks credentials in a JSON-RPC error's message and data (an
-// error may quote the request).
+// error may quote the request), after repairing data that is not JSON
+// (errorData).
 func (s *Server) maskError(err error) error {
 	var je *jsonrpc.Error
-	if !s.redact.Enabled() || !errors.As(err, &je) {
+	if !errors.As(err, &je) {
+		return err
+	}
+	data, repaired := errorData(je.Data)
+	if !s.redact.Enabled() && !repaired {
 		return err
 	}
 	masked := *je
-	masked.Message, _ = s.redact.Mask(je.Message)
-	masked.Data, _ = s.redact.MaskJSON(je.Data)
+	masked.Data = data
+	if s.redact.Enabled() {
+		masked.Message, _ = s.redact.Mask(je.Message)
+		masked.Data, _ = s.redact.MaskJSON(data)
+	}
 	return &masked
+}
+
+// errorData returns a JSON-RPC error's data as valid JSON, and whether it
+// had to be repaired. The SDK's "Resource not found" writes {"uri":%q}:
+// Go quoting turns a DEL or an unprintable astral character of the URI
+// into \x7f or \U000e0001, which is not JSON, so the answer could not be
+// encoded and the request was never answered (the session hung, and over
+// stdio ended). Such data is re-encoded; other invalid data is dropped.
+func errorData(raw json.RawMessage) (json.RawMessage, bool) {
+	if len(raw) == 0 || json.Valid(raw) {
+		return raw, false
+	}
+	if q, ok := strings.CutPrefix(string(raw), `{"uri":`); ok {
+		if uri, err := strconv.Unquote(strings.TrimSuffix(q, "}")); err == nil {
+			b, _ := json.Marshal(map[string]string{"uri": uri})
+			return b, true
+		}
+	}
+	return nil, true
 }
 
 // controlledRead runs one resources/read under the controls.
