@@ -65,6 +65,23 @@ func crashCorpus(t *testing.T, n int) string {
 	return dir
 }
 
+// synthCorpus writes n small Go files in 40 packages and a markdown note
+// for every fifth (n + n/5 documents): cheap to write, slow enough to index
+// that a run can be interrupted.
+func synthCorpus(t *testing.T, n int) string {
+	t.Helper()
+	dir := t.TempDir()
+	for i := range n {
+		writeFile(t, filepath.Join(dir, fmt.Sprintf("pkg%02d", i%40), fmt.Sprintf("file%04d.go", i)),
+			fmt.Sprintf("package pkg%02d\n\n// Compute%d returns the checksum of record %d in the archive.\nfunc Compute%d(b []byte) int {\n\treturn len(b) * %d\n}\n", i%40, i, i, i, i))
+		if i%5 == 0 {
+			writeFile(t, filepath.Join(dir, "docs", fmt.Sprintf("note%04d.md", i)),
+				fmt.Sprintf("# Note %d\n\nThe maintenance window %d starts after the nightly backup completes.\n", i, i))
+		}
+	}
+	return dir
+}
+
 type statusJSON struct {
 	Documents int64 `json:"documents"`
 	Chunks    int64 `json:"chunks"`
