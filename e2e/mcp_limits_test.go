@@ -22,7 +22,7 @@ import (
 func TestBodyAndRateLimits(t *testing.T) {
 	dir := copyCorpus(t, "corpus")
 	p := start(t, "dir2mcp", []string{
-		"DIR2MCP_SERVER_RATE_LIMIT_RPS=5", "DIR2MCP_SERVER_RATE_LIMIT_BURST=40",
+		"DIR2MCP_SERVER_RATE_LIMIT_RPS=5", "DIR2MCP_SERVER_RATE_LIMIT_BURST=40", "DIR2MCP_SERVER_RATE_LIMIT_LOOPBACK=true",
 		"DIR2MCP_SERVER_RATE_LIMIT_EXPENSIVE_RPS=0.2", "DIR2MCP_SERVER_RATE_LIMIT_EXPENSIVE_BURST=2",
 	}, upArgs(dir)...)
 	srv := p.connect()

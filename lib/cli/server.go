@@ -233,7 +233,7 @@ func (s *service) listen() error {
 		Path: cfg.Server.MCPPath, Token: s.token.Value, AllowedOrigins: cfg.Security.AllowedOrigins,
 		AllowedHosts:   allowedHosts(cfg),
 		SessionTimeout: cfg.Server.SessionInactivityTimeout.Std(), SessionMaxLifetime: cfg.Server.SessionMaxLifetime.Std(),
-		MaxBodyBytes: cfg.Server.MaxBodyBytes, RPS: rl.RPS, Burst: rl.Burst,
+		MaxBodyBytes: cfg.Server.MaxBodyBytes, RPS: rl.RPS, Burst: rl.Burst, LimitLoopback: rl.Loopback,
 		Payments: s.payments, Logger: serverLogger(e), SDKLogger: sdkLogger(e),
 		Tokens: s.tokens, Audit: s.audit,
 	})

@@ -262,8 +262,12 @@ type TLSConfig struct {
 
 // RateLimit configures request rate limiting (requests per second and burst).
 type RateLimit struct {
-	RPS            float64 `yaml:"rps"` // global; 0 = off
-	Burst          int     `yaml:"burst"`
+	RPS   float64 `yaml:"rps"` // global, per client address; 0 = off
+	Burst int     `yaml:"burst"`
+	// Loopback applies RPS/Burst to loopback clients (127.0.0.0/8, ::1)
+	// too; by default they are never limited, so only other machines
+	// (reachable with --public) are.
+	Loopback       bool    `yaml:"loopback"`
 	ExpensiveRPS   float64 `yaml:"expensive_rps"` // ask/transcribe tier; 0 = off
 	ExpensiveBurst int     `yaml:"expensive_burst"`
 }

@@ -167,8 +167,9 @@ server:
   session_max_lifetime: "0"
   max_body_bytes: 4194304  # largest accepted request body (4 MiB)
   rate_limit:              # per client; rps 0 turns a tier off
-    rps: 1000
+    rps: 1000              # per client address other than loopback (reachable with --public)
     burst: 2000
+    loopback: false        # true also limits loopback clients (127.0.0.0/8, ::1); false: never limited
     expensive_rps: 2       # ask/transcribe tier
     expensive_burst: 5
   tool_timeout: "60s"           # deadline of one tool call or resource read (TIMEOUT after it)

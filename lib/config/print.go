@@ -28,7 +28,7 @@ func (c *Config) Print(w io.Writer, src *Sources, format string) error {
 			if file == "" {
 				file = "none"
 			}
-			root.HeadComment = "Effective dir2mcp config (config file: " + file + ").\nKeys without a comment have their default value."
+			root.HeadComment = "Effective dir2mcp config (config file: " + file + ").\nKeys without a \"from\" comment have their default value."
 		}
 		return encodeYAML(w, root)
 	case "json":
@@ -60,10 +60,15 @@ type treeBuilder struct {
 	// meta renders secrets as {source, name, set} mappings (snapshot)
 	// instead of a display string.
 	meta bool
+	// notes are effectNotes, appended to a key's comment.
+	notes map[string]string
 }
 
 func treeOf(c *Config, src *Sources, meta bool) *yaml.Node {
 	b := &treeBuilder{src: src, meta: meta}
+	if !meta {
+		b.notes = effectNotes(c)
+	}
 	return b.structNode(reflect.ValueOf(c).Elem(), "")
 }
 
@@ -95,15 +100,21 @@ func (b *treeBuilder) structNode(v reflect.Value, prefix string) *yaml.Node {
 	return n
 }
 
-// comment describes a non-default source of path, or "".
+// comment describes a non-default source of path and its effect note, or
+// "".
 func (b *treeBuilder) comment(path string) string {
-	if b.src == nil {
-		return ""
+	var from string
+	if b.src != nil && b.src.Of(path) != SourceDefault {
+		from = "from " + b.src.describe(path)
 	}
-	if b.src.Of(path) == SourceDefault {
-		return ""
+	note := b.notes[path]
+	switch {
+	case note == "":
+		return from
+	case from == "":
+		return note
 	}
-	return "from " + b.src.describe(path)
+	return from + "; " + note
 }
 
 func (b *treeBuilder) leafNode(l *leaf, v reflect.Value) *yaml.Node {

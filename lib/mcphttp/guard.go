@@ -39,7 +39,7 @@ func guard(o Options, next http.Handler) http.Handler {
 			httpError(w, http.StatusForbidden, errcode.ForbiddenOrigin, "Origin "+origin+" is not allowed (security.allowed_origins)")
 			return
 		}
-		if ok, wait := lim.Allow(clientAddr(r)); !ok {
+		if ok, wait := allow(lim, o.LimitLoopback, clientAddr(r)); !ok {
 			e := ratelimit.Exceeded("request", wait)
 			w.Header().Set("Retry-After", strconv.FormatInt((e.RetryAfterMs+999)/1000, 10))
 			writeError(w, http.StatusTooManyRequests, e)
@@ -149,6 +149,15 @@ func clientAddr(r *http.Request) string {
 		return r.RemoteAddr
 	}
 	return host
+}
+
+// allow applies the per-client limit to addr; a loopback client passes
+// untouched unless limitLoopback.
+func allow(lim *ratelimit.Limiter, limitLoopback bool, addr string) (bool, time.Duration) {
+	if !limitLoopback && IsLoopback(addr) {
+		return true, 0
+	}
+	return lim.Allow(addr)
 }
 
 // hostAllowed reports whether a Host header names this server in a way a

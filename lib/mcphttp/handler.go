@@ -55,9 +55,11 @@ type Options struct {
 	// MaxBodyBytes bounds a request body (413 above it); 0 = SDK default.
 	MaxBodyBytes int64
 	// RPS and Burst limit requests per client address (0 RPS = off);
-	// excess requests get 429 with Retry-After.
-	RPS   float64
-	Burst int
+	// excess requests get 429 with Retry-After. Loopback clients are
+	// exempt unless LimitLoopback.
+	RPS           float64
+	Burst         int
+	LimitLoopback bool
 	// Payments, when set (the gate mcpserver.Server.EnablePayments
 	// installed), makes gated tool calls also speak the x402 HTTP
 	// transport; nil leaves the chain exactly the free one.
