@@ -156,6 +156,10 @@ func (j *Job) reset(ctx context.Context) error {
 // WarnTo reports scan warnings as notice events.
 func WarnTo(ev *events.Emitter) func(relPath, msg string) {
 	return func(relPath, msg string) {
-		ev.Emit(events.Warn, record.EvNotice, map[string]any{"rel_path": relPath, "message": msg})
+		data := map[string]any{"message": msg}
+		if relPath != "" { // a warning about the whole walk
+			data["rel_path"] = relPath
+		}
+		ev.Emit(events.Warn, record.EvNotice, data)
 	}
 }

@@ -24,7 +24,9 @@ type ScanInput struct {
 }
 
 // Scan walks the root and emits one document record per file, plus deleted
-// records for indexed paths that are gone.
+// records for indexed paths that are gone. When ignore rules left nothing
+// or almost nothing to index, it warns which rules and how to override
+// them (scan.Stats.IgnoreHint).
 func Scan(ctx context.Context, cfg *config.Config, in ScanInput, emit func(record.Document) error) (scan.Stats, error) {
 	ex, err := exclude.New(cfg.Security.PathExcludes, cfg.Security.SecretPatterns)
 	if err != nil {
@@ -42,7 +44,7 @@ func Scan(ctx context.Context, cfg *config.Config, in ScanInput, emit func(recor
 				Code: s.Code, Reason: s.Reason, Deleted: s.Deleted}
 		}
 	}
-	return scan.Walk(ctx, scan.Options{
+	st, err := scan.Walk(ctx, scan.Options{
 		Root:           in.Root,
 		StateDir:       in.Dir.Path,
 		Gitignore:      cfg.Ingest.Gitignore,
@@ -54,6 +56,10 @@ func Scan(ctx context.Context, cfg *config.Config, in ScanInput, emit func(recor
 		Rehash:         in.Rehash,
 		Warn:           in.Warn,
 	}, emit)
+	if hint := st.IgnoreHint(); err == nil && hint != "" && in.Warn != nil {
+		in.Warn("", hint)
+	}
+	return st, err
 }
 
 // SizeCaps returns the per-doc-type size cap in bytes from the config.

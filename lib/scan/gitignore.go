@@ -3,6 +3,7 @@ package scan
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -35,11 +36,12 @@ type ignoreFrame struct {
 	base  string
 	above string
 	rules exclude.Rules
+	lines []int // the line number of each rule in source
 }
 
-// match returns the deciding pattern for rel (relative to the root) and
-// whether it ignores the path.
-func (g *gitignore) match(rel string, isDir bool) (pat *exclude.Pattern, source string, ignored bool) {
+// match returns the deciding pattern for rel (relative to the root), the
+// frame holding it and whether it ignores the path.
+func (g *gitignore) match(rel string, isDir bool) (pat *exclude.Pattern, frame *ignoreFrame, ignored bool) {
 	for i := len(g.frames) - 1; i >= 0; i-- {
 		f := &g.frames[i]
 		p := rel
@@ -50,52 +52,66 @@ func (g *gitignore) match(rel string, isDir bool) (pat *exclude.Pattern, source 
 			p = rel[len(f.base)+1:]
 		}
 		if pat := f.rules.Decide(p, isDir); pat != nil {
-			return pat, f.source, !pat.Negate
+			return pat, f, !pat.Negate
 		}
 	}
-	return nil, "", false
+	return nil, nil, false
 }
 
 func (g *gitignore) push(f ignoreFrame) { g.frames = append(g.frames, f) }
 func (g *gitignore) pop()               { g.frames = g.frames[:len(g.frames)-1] }
 
-// parseIgnoreFile parses gitignore lines. Blank lines and comments are
-// skipped, and so are lines git would not accept as patterns.
-func parseIgnoreFile(data []byte) exclude.Rules {
+// where names the line of f that holds pat: "source:line: pattern".
+func (f *ignoreFrame) where(pat *exclude.Pattern) string {
+	for i, p := range f.rules {
+		if p == pat && i < len(f.lines) {
+			return fmt.Sprintf("%s:%d: %s", f.source, f.lines[i], pat)
+		}
+	}
+	return f.source + ": " + pat.String()
+}
+
+// parseIgnoreFile parses gitignore lines into rules and their line
+// numbers. Blank lines and comments are skipped, and so are lines git would
+// not accept as patterns.
+func parseIgnoreFile(data []byte) (exclude.Rules, []int) {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	var rules exclude.Rules
+	var lines []int
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 0, 4096), maxIgnoreFile)
-	for sc.Scan() {
+	for n := 1; sc.Scan(); n++ {
 		line := strings.TrimSuffix(sc.Text(), "\r")
 		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
 		if p, err := exclude.ParsePattern(line); err == nil {
 			rules = append(rules, p)
+			lines = append(lines, n)
 		}
 	}
-	return rules
+	return rules, lines
 }
 
-// readIgnoreFile reads and parses one ignore file; a missing file is no
-// rules and no error.
-func readIgnoreFile(path string) (exclude.Rules, error) {
+// readIgnoreFile reads and parses one ignore file into a frame's rules and
+// lines; a missing file is no rules and no error.
+func readIgnoreFile(path string) (ignoreFrame, error) {
 	fi, err := os.Lstat(path)
 	if err != nil {
 		if os.IsNotExist(err) {
-			return nil, nil
+			return ignoreFrame{}, nil
 		}
-		return nil, err
+		return ignoreFrame{}, err
 	}
 	if !fi.Mode().IsRegular() || fi.Size() > maxIgnoreFile {
-		return nil, nil
+		return ignoreFrame{}, nil
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return ignoreFrame{}, err
 	}
-	return parseIgnoreFile(data), nil
+	rules, lines := parseIgnoreFile(data)
+	return ignoreFrame{rules: rules, lines: lines}, nil
 }
 
 // newGitignore sets up the frames that apply before the walk starts:
@@ -121,12 +137,13 @@ func newGitignore(realRoot string, warn func(string)) *gitignore {
 		return filepath.ToSlash(r)
 	}
 	for _, p := range infoExcludePaths(gitDir) {
-		rules, err := readIgnoreFile(p)
+		f, err := readIgnoreFile(p)
 		if err != nil {
 			warn("cannot read " + p + ": " + err.Error())
 		}
-		if len(rules) > 0 {
-			g.push(ignoreFrame{source: "$GIT_DIR/info/exclude", above: aboveFor(top), rules: rules})
+		if len(f.rules) > 0 {
+			f.source, f.above = "$GIT_DIR/info/exclude", aboveFor(top)
+			g.push(f)
 		}
 	}
 	if rootFromTop == "." {
@@ -141,12 +158,13 @@ func newGitignore(realRoot string, warn func(string)) *gitignore {
 			break
 		}
 		p := filepath.Join(dir, ".gitignore")
-		rules, err := readIgnoreFile(p)
+		f, err := readIgnoreFile(p)
 		if err != nil {
 			warn("cannot read " + p + ": " + err.Error())
 		}
-		if len(rules) > 0 {
-			g.push(ignoreFrame{source: p, above: aboveFor(dir), rules: rules})
+		if len(f.rules) > 0 {
+			f.source, f.above = p, aboveFor(dir)
+			g.push(f)
 		}
 	}
 	return g

@@ -154,7 +154,7 @@ func TestIgnoreOption(t *testing.T) {
 }
 
 func TestParseIgnoreFile(t *testing.T) {
-	rules := parseIgnoreFile([]byte("\xef\xbb\xbf*.o\r\n# c\r\n\r\n[bad\r\n!x.o\r\n"))
+	rules, _ := parseIgnoreFile([]byte("\xef\xbb\xbf*.o\r\n# c\r\n\r\n[bad\r\n!x.o\r\n"))
 	if len(rules) != 2 || rules[0].String() != "*.o" || rules[1].String() != "!x.o" {
 		var s []string
 		for _, r := range rules {

@@ -142,6 +142,13 @@ type Stats struct {
 	Warnings  int   // calls to Warn
 	Bytes     int64 // total size of the files scanned
 	BytesRead int64 // bytes read from disk
+	// Entries counts the directory entries the walk met (an ignored
+	// directory counts once), less the state directory and those of the
+	// built-in ignore list; IgnoredBy the rules of .gitignore files,
+	// ingest.ignore and security.path_excludes that passed entries over,
+	// most first (see IgnoreHint).
+	Entries   int
+	IgnoredBy []RuleHits
 }
 
 // Walk walks opt.Root and calls emit for each record, in the order the
@@ -330,6 +337,7 @@ func (s *scanner) run(ctx context.Context, emit func(record.Document) error) (St
 		return st, err
 	}
 	st.Ignored += w.ignored
+	st.Entries, st.IgnoredBy = w.entries, w.rules.sorted()
 	for _, d := range s.gone(w, seen) {
 		countDoc(&st, d)
 		if err := emit(d); err != nil {

@@ -27,6 +27,8 @@ type walker struct {
 	unreadable   map[string]bool   // directories that could not be listed
 	ignoredFiles map[string]string // ignored known file → reason
 	ignored      int               // entries passed over without a record
+	entries      int               // directory entries met, less those the built-in rules pass over
+	rules        ruleCounts        // entries ignored or excluded per user or project rule
 }
 
 func newWalker(s *scanner) *walker {
@@ -71,11 +73,12 @@ func (w *walker) dir(ctx context.Context, rel, abs, real string, entries []fs.Di
 		for _, e := range entries {
 			if e.Name() == ".gitignore" && e.Type().IsRegular() {
 				src := join(rel, ".gitignore")
-				rules, err := readIgnoreFile(filepath.Join(abs, ".gitignore"))
+				f, err := readIgnoreFile(filepath.Join(abs, ".gitignore"))
 				if err != nil && !w.warn(src, "cannot read ignore file: "+unwrapPathError(err).Error()) {
 					return errStopped
 				}
-				w.git.push(ignoreFrame{source: src, base: rel, rules: rules})
+				f.source, f.base = src, rel
+				w.git.push(f)
 				defer w.git.pop()
 				break
 			}
@@ -85,6 +88,7 @@ func (w *walker) dir(ctx context.Context, rel, abs, real string, entries []fs.Di
 		if ctx.Err() != nil {
 			return errStopped
 		}
+		w.entries++
 		name := e.Name()
 		childRel := join(rel, name)
 		if !utf8.ValidString(name) {
@@ -151,6 +155,7 @@ func (w *walker) subdir(ctx context.Context, rel, abs, real string, viaLink bool
 	if rel == w.s.stateRel || real == w.s.stateReal {
 		w.pruned[rel] = "inside the state directory"
 		w.ignored++
+		w.entries--
 		return nil
 	}
 	if reason := w.ignoreRule(rel, true); reason != "" {
@@ -159,6 +164,7 @@ func (w *walker) subdir(ctx context.Context, rel, abs, real string, viaLink bool
 		return nil
 	}
 	if pat, ok := w.s.engine.PathExcluded(rel + "/"); ok {
+		w.rules.add("security.path_excludes: "+pat, ruleExclude)
 		w.excludedDirs[rel] = pat
 		w.ignored++
 		return nil
@@ -228,7 +234,7 @@ func (w *walker) resolveLink(abs string) (string, fs.FileInfo, string) {
 	for i := range parts {
 		p := strings.Join(parts[:i+1], "/")
 		isDir := i < len(parts)-1 || fi.IsDir()
-		if reason := w.baseRule(p, isDir); reason != "" {
+		if reason, _ := w.baseRule(p, isDir); reason != "" {
 			return "", nil, "symlink target " + p + " is " + reason + "; not followed"
 		}
 	}
@@ -242,34 +248,42 @@ func (w *walker) resolveLink(abs string) (string, fs.FileInfo, string) {
 	return real, fi, ""
 }
 
-// ignoreRule returns why rel is ignored, or "".
+// ignoreRule returns why rel is ignored, or "", and counts the deciding
+// rule when it is not a built-in one.
 func (w *walker) ignoreRule(rel string, isDir bool) string {
-	if reason := w.baseRule(rel, isDir); reason != "" {
+	if reason, i := w.baseRule(rel, isDir); reason != "" {
+		if i < len(DefaultIgnore) {
+			w.entries--
+		} else {
+			w.rules.add(fmt.Sprintf("ingest.ignore[%d]: %s", i-len(DefaultIgnore), w.s.base[i]), ruleIngestIgnore)
+		}
 		return reason
 	}
 	if w.git != nil {
-		if pat, src, ok := w.git.match(rel, isDir); ok {
-			return fmt.Sprintf("ignored by %s pattern %q", src, pat)
+		if pat, f, ok := w.git.match(rel, isDir); ok {
+			w.rules.addGit(pat, f)
+			return fmt.Sprintf("ignored by %s pattern %q", f.source, pat)
 		}
 	}
 	return ""
 }
 
-// baseRule checks DefaultIgnore and Options.Ignore.
-func (w *walker) baseRule(rel string, isDir bool) string {
+// baseRule checks DefaultIgnore and Options.Ignore; i is the index of the
+// deciding pattern in the scanner's base rules.
+func (w *walker) baseRule(rel string, isDir bool) (reason string, i int) {
 	pat, ok := w.s.base.Excluded(rel, isDir)
 	if !ok {
-		return ""
+		return "", -1
 	}
 	for i, p := range w.s.base {
 		if p == pat {
 			if i < len(DefaultIgnore) {
-				return fmt.Sprintf("ignored by default pattern %q", pat)
+				return fmt.Sprintf("ignored by default pattern %q", pat), i
 			}
-			return fmt.Sprintf("ignored by ingest.ignore pattern %q", pat)
+			return fmt.Sprintf("ignored by ingest.ignore pattern %q", pat), i
 		}
 	}
-	return ""
+	return "", -1
 }
 
 // noteIgnored counts a path passed over and, for a known one, keeps the
