@@ -2,9 +2,12 @@ package lexical
 
 import (
 	"math"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/dir2mcp/dir2mcp/lib/textsplit"
 )
 
 func TestIndexTextAddsIdentifierParts(t *testing.T) {
@@ -80,6 +83,50 @@ func TestPhraseCoverage(t *testing.T) {
 	} {
 		if got := Parse(c.q).PhraseCoverage(text); math.Abs(got-c.want) > 1e-9 {
 			t.Errorf("PhraseCoverage(%q) = %v, want %v", c.q, got, c.want)
+		}
+	}
+}
+
+// Covered finds exactly what stemming every lower-cased word and
+// identifier part finds, on real code and prose of mixed case and script.
+func TestTermSetCoveredAgreesWithSplitting(t *testing.T) {
+	reference := func(s TermSet, text string) map[string]bool {
+		seen := map[string]bool{}
+		textsplit.EachWord(text, func(w string) {
+			if t := Stem(strings.ToLower(w)); s[t] {
+				seen[t] = true
+			}
+			for _, p := range textsplit.SplitIdentifier(w) {
+				if t := Stem(strings.ToLower(p)); s[t] {
+					seen[t] = true
+				}
+			}
+		})
+		return seen
+	}
+	var texts []string
+	for _, f := range []string{"match.go", "query.go", "lexical_test.go"} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts = append(texts, strings.Split(string(b), "\n")...)
+	}
+	texts = append(texts, "ÜBER Straße readFileHeader HTTPServerEntries", "ENTRIES Entries entries_ies",
+		strings.Repeat("VeryLongIdentifierName", 5)+"Entries")
+	sets := []TermSet{NewTermSet(Terms("covered term set entry header")), NewTermSet(Terms("split words stem lower")),
+		NewTermSet([]string{"über", "straße", "http", "server", "entry", "verylongidentifiernam"})}
+	for _, s := range sets {
+		for _, text := range texts {
+			got, want := s.Covered(text), reference(s, text)
+			if len(got) != len(want) {
+				t.Fatalf("Covered(%q) = %v, want %v", text, got, want)
+			}
+			for k := range want {
+				if !got[k] {
+					t.Fatalf("Covered(%q) = %v, want %v", text, got, want)
+				}
+			}
 		}
 	}
 }
