@@ -30,6 +30,8 @@ type Store struct {
 	path string
 	rd   *sql.DB // read pool (query_only)
 	wr   *sql.DB // single writer connection; nil when read-only
+	// stmts are prepared statements on rd (see query).
+	stmts stmtCache
 }
 
 // Options control how a Store is opened.
@@ -92,6 +94,7 @@ func Open(ctx context.Context, stateDir string, opt Options) (*Store, error) {
 // Close closes all connections.
 func (s *Store) Close() error {
 	var errs []error
+	s.stmts.close()
 	if s.rd != nil {
 		errs = append(errs, s.rd.Close())
 	}
