@@ -87,8 +87,9 @@ func TestPhraseCoverage(t *testing.T) {
 	}
 }
 
-// Covered finds exactly what stemming every lower-cased word and
-// identifier part finds, on real code and prose of mixed case and script.
+// Covered and PhraseCoverage find exactly what stemming every lower-cased
+// word (and identifier part) finds, on real code and prose of mixed case
+// and script.
 func TestTermSetCoveredAgreesWithSplitting(t *testing.T) {
 	reference := func(s TermSet, text string) map[string]bool {
 		seen := map[string]bool{}
@@ -112,8 +113,37 @@ func TestTermSetCoveredAgreesWithSplitting(t *testing.T) {
 		}
 		texts = append(texts, strings.Split(string(b), "\n")...)
 	}
-	texts = append(texts, "ÜBER Straße readFileHeader HTTPServerEntries", "ENTRIES Entries entries_ies",
+	texts = append(texts, "ÜBER Straße readFileHeader HTTPServerEntries", "ENTRIES Entries entries_ies", "The Covered Term Sets return the sets of words; stems lowered words",
 		strings.Repeat("VeryLongIdentifierName", 5)+"Entries")
+	phraseRef := func(q *Query, text string) float64 {
+		if len(q.words) < 2 {
+			return -1
+		}
+		pairs := map[[2]string]bool{}
+		var prev string
+		textsplit.EachWord(text, func(w string) {
+			w = Stem(strings.ToLower(w))
+			if prev != "" {
+				pairs[[2]string{prev, w}] = true
+			}
+			prev = w
+		})
+		n := 0
+		for i := 1; i < len(q.words); i++ {
+			if pairs[[2]string{q.words[i-1], q.words[i]}] {
+				n++
+			}
+		}
+		return float64(n) / float64(len(q.words)-1)
+	}
+	for _, qs := range []string{"covered term set", "the words of a text", "Über straße entries", "stem lower words", "returns the set"} {
+		q := Parse(qs)
+		for _, text := range texts {
+			if got, want := q.PhraseCoverage(text), phraseRef(q, text); got != want {
+				t.Fatalf("PhraseCoverage(%q, %q) = %v, want %v", qs, text, got, want)
+			}
+		}
+	}
 	sets := []TermSet{NewTermSet(Terms("covered term set entry header")), NewTermSet(Terms("split words stem lower")),
 		NewTermSet([]string{"über", "straße", "http", "server", "entry", "verylongidentifiernam"})}
 	for _, s := range sets {

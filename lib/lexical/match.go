@@ -27,7 +27,14 @@ func NewTermSet(terms []string) TermSet {
 func (s TermSet) Covered(text string) map[string]bool {
 	var seen map[string]bool
 	var buf [64]byte
+	var first initials
+	for t := range s {
+		first.add(t)
+	}
 	check := func(w string) {
+		if !first.mayStem(w) {
+			return
+		}
 		t := Stem(lowerASCII(w, &buf))
 		if s[t] && !seen[t] {
 			if seen == nil {
@@ -42,6 +49,30 @@ func (s TermSet) Covered(text string) map[string]bool {
 		textsplit.EachPart(w, check)
 	})
 	return seen
+}
+
+// initials marks the first bytes of stems. Stem keeps a word's first
+// letter, so a word whose lower-cased ASCII first letter is not marked
+// cannot stem to any of them: the check that spares most words of a text
+// lower-casing and stemming.
+type initials [256]bool
+
+func (in *initials) add(stem string) {
+	if stem != "" {
+		in[stem[0]] = true
+	}
+}
+
+// mayStem reports whether w (non-empty) may stem to a marked stem.
+func (in *initials) mayStem(w string) bool {
+	c := w[0]
+	if c >= utf8.RuneSelf {
+		return true // lower-casing may change it
+	}
+	if 'A' <= c && c <= 'Z' {
+		c += 'a' - 'A'
+	}
+	return in[c]
 }
 
 // lowerASCII is strings.ToLower(w), written into buf when w is short ASCII

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -29,7 +30,8 @@ import (
 // through the official go-sdk client over an in-memory transport, so it
 // adds everything the MCP layer does (argument checks, the controls:
 // scope, redaction, audit record; the result's JSON both ways) but HTTP.
-// Each reports the median of the gostd doc-sentence queries per call.
+// Each reports the median latency of the gostd doc-sentence queries and
+// the CPU time per call.
 func BenchmarkSearchPath(b *testing.B) {
 	root := os.Getenv("DIR2MCP_BENCH_CORPUS")
 	if root == "" {
@@ -43,6 +45,7 @@ func BenchmarkSearchPath(b *testing.B) {
 			search(q)
 		}
 		var took []time.Duration
+		cpu0 := cpuTime()
 		b.ResetTimer()
 		for i := 0; b.Loop(); i++ {
 			start := time.Now()
@@ -52,6 +55,9 @@ func BenchmarkSearchPath(b *testing.B) {
 		b.StopTimer()
 		slices.Sort(took)
 		b.ReportMetric(float64(took[len(took)/2])/1e6, "p50-ms")
+		// The process's CPU time per search: what a loaded machine's
+		// latency follows.
+		b.ReportMetric(float64(cpuTime()-cpu0)/1e6/float64(len(took)), "cpu-ms/op")
 	}
 	b.Run("engine", func(b *testing.B) {
 		run(b, func(q string) {
@@ -130,4 +136,13 @@ func benchQueries(b *testing.B) []string {
 		b.Fatalf("%d queries", len(qs))
 	}
 	return qs
+}
+
+// cpuTime is the process's user and system CPU time so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
