@@ -93,3 +93,25 @@ func sideBySide(current, baseline, corpus string, qs []string, rounds int) ([]re
 		result{"search p99, current / baseline", pct(cur.lat, 99).String() + " / " + pct(base.lat, 99).String(), ""})
 	return out, nil
 }
+
+// compare measures only the side-by-side search latency of this build and
+// of git ref ref.
+func compare(corpus, binDir, qfile string, nq int, ref string) error {
+	dir2mcp, err := filepath.Abs(filepath.Join(binDir, "dir2mcp"))
+	if err != nil {
+		return err
+	}
+	bin, cleanup, err := buildBaseline(ref)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	rows, err := sideBySide(dir2mcp, bin, corpus, queries(qfile, nq), 4)
+	if err != nil {
+		return err
+	}
+	for _, r := range rows {
+		fmt.Printf("| %-34s | %-12s | %s\n", r.name, r.value, r.note)
+	}
+	return nil
+}

@@ -13,7 +13,7 @@
 //   - load while indexing: -load-clients MCP clients search back to back for
 //     -load-time while `dir2mcp up` builds a fresh index: errors, p50/p99.
 //
-// Usage: go run ./scripts/bench [-corpus DIR] [-bin DIR] [-queries N] [-baseline REF] [-load-only]
+// Usage: go run ./scripts/bench [-corpus DIR] [-bin DIR] [-queries N] [-baseline REF [-compare-only]] [-load-only]
 // (make bench builds the binaries first). The index is written to a temp
 // state dir, never into the corpus.
 package main
@@ -50,7 +50,15 @@ func main() {
 	loadClients := flag.Int("load-clients", 8, "clients searching during the full index of the load section (0 skips it)")
 	loadTime := flag.Duration("load-time", 60*time.Second, "how long the clients search during the full index")
 	loadOnly := flag.Bool("load-only", false, "run only the load-while-indexing section")
+	compareOnly := flag.Bool("compare-only", false, "with -baseline: measure only the side-by-side search latency")
 	flag.Parse()
+	if *compareOnly && *baseline != "" {
+		if err := compare(*corpus, *binDir, *qfile, *nq, *baseline); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *loadOnly {
 		if err := loadOnlyRun(*corpus, *binDir, *qfile, *nq, *loadClients, *loadTime); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
