@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -149,19 +150,9 @@ func hex4(b []byte) (rune, int) {
 	if len(b) < 4 {
 		return 0, -1
 	}
-	var r rune
-	for _, c := range b[:4] {
-		switch {
-		case '0' <= c && c <= '9':
-			c -= '0'
-		case 'a' <= c && c <= 'f':
-			c -= 'a' - 10
-		case 'A' <= c && c <= 'F':
-			c -= 'A' - 10
-		default:
-			return 0, -1
-		}
-		r = r<<4 | rune(c)
+	n, err := strconv.ParseUint(string(b[:4]), 16, 32)
+	if err != nil {
+		return 0, -1
 	}
-	return r, 4
+	return rune(n), 4
 }

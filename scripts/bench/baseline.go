@@ -101,12 +101,7 @@ func compare(corpus, binDir, qfile string, nq int, ref string) error {
 	if err != nil {
 		return err
 	}
-	bin, cleanup, err := buildBaseline(ref)
-	if err != nil {
-		return err
-	}
-	defer cleanup()
-	rows, err := sideBySide(dir2mcp, bin, corpus, queries(qfile, nq), 4)
+	rows, err := versus(dir2mcp, ref, corpus, queries(qfile, nq))
 	if err != nil {
 		return err
 	}
@@ -114,4 +109,15 @@ func compare(corpus, binDir, qfile string, nq int, ref string) error {
 		fmt.Printf("| %-34s | %-12s | %s\n", r.name, r.value, r.note)
 	}
 	return nil
+}
+
+// versus builds git ref ref and measures search latency side by side
+// with the binary current (see sideBySide).
+func versus(current, ref, corpus string, qs []string) ([]result, error) {
+	bin, cleanup, err := buildBaseline(ref)
+	if err != nil {
+		return nil, err
+	}
+	defer cleanup()
+	return sideBySide(current, bin, corpus, qs, 4)
 }

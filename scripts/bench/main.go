@@ -133,12 +133,7 @@ func run(corpus, binDir, qfile string, nq int, keep bool, baseline string, loadC
 	out = append(out, result{"chunks", fmt.Sprint(chunks), ""})
 	if baseline != "" {
 		stop() // one server at a time from here
-		bin, cleanup, err := buildBaseline(baseline)
-		if err != nil {
-			return err
-		}
-		defer cleanup()
-		rows, err := sideBySide(dir2mcp, bin, corpus, queries(qfile, nq), 4)
+		rows, err := versus(dir2mcp, baseline, corpus, queries(qfile, nq))
 		if err != nil {
 			return err
 		}
