@@ -398,7 +398,7 @@ func (s *Store) ChunkMetas(ctx context.Context, ids []int64) (map[int64]ChunkMet
 	if len(ids) == 0 {
 		return out, nil
 	}
-	rows, err := s.query(ctx, `
+	rows, err := s.rd.QueryContext(ctx, `
 SELECT c.chunk_id, c.doc_id, d.rel_path, d.doc_type, d.lang, d.title, r.rep_type, c.index_kind, c.text,
        COALESCE(sp.span_kind, ''), COALESCE(sp.start, 0), COALESCE(sp."end", 0), sp.extra_json
 FROM chunks c
@@ -435,7 +435,8 @@ WHERE c.chunk_id IN `+idSet+` AND c.deleted = 0 AND d.deleted = 0`, idsJSON(ids)
 }
 
 // idSet is the SQL set of the ids a JSON array parameter lists (idsJSON):
-// one statement text for any number of ids, so it is prepared once.
+// one statement text for any number of ids, so a connection prepares it
+// once (see dsn).
 const idSet = `(SELECT value FROM json_each(?))`
 
 // idsJSON is ids as a JSON array.
@@ -513,7 +514,7 @@ func (s *Store) ChunkRefs(ctx context.Context, ids []int64) (map[int64]ChunkRef,
 	if len(ids) == 0 {
 		return out, nil
 	}
-	rows, err := s.query(ctx, `SELECT c.chunk_id, d.rel_path, d.doc_type, c.index_kind
+	rows, err := s.rd.QueryContext(ctx, `SELECT c.chunk_id, d.rel_path, d.doc_type, c.index_kind
 FROM chunks c JOIN documents d ON d.doc_id = c.doc_id
 WHERE c.chunk_id IN `+idSet+` AND c.deleted = 0 AND d.deleted = 0`, idsJSON(ids))
 	if err != nil {
@@ -539,7 +540,7 @@ func (s *Store) ChunkContexts(ctx context.Context, ids []int64) (map[int64]strin
 	if len(ids) == 0 {
 		return out, nil
 	}
-	rows, err := s.query(ctx, `SELECT chunk_id, context FROM chunks
+	rows, err := s.rd.QueryContext(ctx, `SELECT chunk_id, context FROM chunks
 WHERE chunk_id IN `+idSet+` AND deleted = 0 AND context != ''`, idsJSON(ids))
 	if err != nil {
 		return nil, wrapRead(err, "read chunk contexts")

@@ -83,7 +83,7 @@ WHERE chunks_fts MATCH ?`)
 		fetch = limit * 8
 	}
 	args = append(args, fetch)
-	rows, err := s.query(ctx, q.String(), args...)
+	rows, err := s.rd.QueryContext(ctx, q.String(), args...)
 	if err != nil {
 		return nil, wrapRead(err, "full-text search")
 	}
@@ -109,14 +109,14 @@ WHERE chunks_fts MATCH ?`)
 // document frequency when match is lexical.Term(t)).
 func (s *Store) TermCount(ctx context.Context, match lexical.Expr) (int64, error) {
 	var n int64
-	err := s.queryRowCached(ctx, "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?", string(match)).Scan(&n)
+	err := s.queryRow(ctx, "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?", string(match)).Scan(&n)
 	return n, wrapRead(err, "count term")
 }
 
 // LiveChunks returns the number of live chunks.
 func (s *Store) LiveChunks(ctx context.Context) (int64, error) {
 	var n int64
-	err := s.queryRowCached(ctx, "SELECT count(*) FROM chunks WHERE deleted = 0").Scan(&n)
+	err := s.queryRow(ctx, "SELECT count(*) FROM chunks WHERE deleted = 0").Scan(&n)
 	return n, wrapRead(err, "count chunks")
 }
 

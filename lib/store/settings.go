@@ -52,7 +52,7 @@ const bumpGeneration = `INSERT INTO settings(key, value) VALUES ('generation', 1
 // Generation returns the current content generation.
 func (s *Store) Generation(ctx context.Context) (Generation, error) {
 	var g int64
-	err := s.queryRowCached(ctx, "SELECT CAST(value AS INTEGER) FROM settings WHERE key = 'generation'").Scan(&g)
+	err := s.queryRow(ctx, "SELECT CAST(value AS INTEGER) FROM settings WHERE key = 'generation'").Scan(&g)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, nil
 	}

@@ -30,8 +30,6 @@ type Store struct {
 	path string
 	rd   *sql.DB // read pool (query_only)
 	wr   *sql.DB // single writer connection; nil when read-only
-	// stmts are prepared statements on rd (see query).
-	stmts stmtCache
 }
 
 // Options control how a Store is opened.
@@ -94,7 +92,6 @@ func Open(ctx context.Context, stateDir string, opt Options) (*Store, error) {
 // Close closes all connections.
 func (s *Store) Close() error {
 	var errs []error
-	s.stmts.close()
 	if s.rd != nil {
 		errs = append(errs, s.rd.Close())
 	}
@@ -125,6 +122,10 @@ func dsn(path string, readOnly bool) string {
 	q.Set("_cache_size", "-16000")
 	if readOnly {
 		q.Set("_query_only", "true")
+		// Each read connection keeps the statements it ran prepared: a
+		// search runs the same few query texts every time (chunk lookups
+		// take their ids as one JSON array for that reason).
+		q.Set("_stmt_cache_size", "32")
 	} else {
 		q.Set("_txlock", "immediate")
 	}
