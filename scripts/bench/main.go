@@ -20,6 +20,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -30,6 +31,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -242,7 +244,8 @@ func index(bin, corpus, state string) (time.Duration, int64, error) {
 }
 
 // serve starts `dir2mcp serve` over state and connects an MCP client;
-// stop closes both (more calls do nothing).
+// stop closes both (more calls do nothing). serverCPU is set to read the
+// server process's CPU time.
 func serve(bin, corpus, state string) (*mcpclient.Client, func(), error) {
 	cmd := exec.Command(bin, "serve", "--dir", corpus, "--state-dir", state, "--json", "--listen", "127.0.0.1:0")
 	// One client firing queries back to back: the per-client rate limit is not what is measured.
@@ -252,6 +255,8 @@ func serve(bin, corpus, state string) (*mcpclient.Client, func(), error) {
 	if err := cmd.Start(); err != nil {
 		return nil, nil, err
 	}
+	pid := cmd.Process.Pid
+	serverCPU = func() time.Duration { return procCPU(pid) }
 	kill := func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() }
 	sc := bufio.NewScanner(stdout)
 	for sc.Scan() {
@@ -311,6 +316,8 @@ func searchLatency(c *mcpclient.Client, qs []string) ([]time.Duration, int64, er
 	sort.Slice(ping, func(i, j int) bool { return ping[i] < ping[j] })
 	fmt.Printf("  MCP ping round trip: p50 %s\n", pct(ping, 50))
 	lat := make([]time.Duration, 0, len(qs))
+	cpu0 := serverCPU()
+	defer func() { lastCPU = (serverCPU() - cpu0) / time.Duration(len(qs)) }()
 	for _, q := range qs {
 		start := time.Now()
 		if err := c.Call(ctx, "dir2mcp.search", map[string]any{"query": q, "k": 10}, nil); err != nil {
@@ -320,6 +327,34 @@ func searchLatency(c *mcpclient.Client, qs []string) ([]time.Duration, int64, er
 	}
 	return lat, stats.Indexing.ChunksTotal, nil
 }
+
+// serverCPU reads the CPU time of the server serve started last, and
+// lastCPU is the server CPU time per search of the last searchLatency.
+var (
+	serverCPU = func() time.Duration { return 0 }
+	lastCPU   time.Duration
+)
+
+// procCPU is the user and system CPU time of process pid so far (0 where
+// /proc cannot tell).
+func procCPU(pid int) time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// Fields after the command name (which may hold spaces): state is
+	// the 3rd field, utime and stime the 14th and 15th, in clock ticks.
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	ut, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(ut+st) * time.Second / clockTicks
+}
+
+// clockTicks is USER_HZ, the unit of /proc CPU times (100 on Linux).
+const clockTicks = 100
 
 func queries(file string, n int) []string {
 	var qs []string
