@@ -104,46 +104,39 @@ func unescape(dst, raw []byte) []byte {
 		if i++; i >= len(raw) {
 			return nil
 		}
-		switch raw[i] {
-		case '"', '\\', '/':
-			dst = append(dst, raw[i])
-		case 'b':
-			dst = append(dst, '\b')
-		case 'f':
-			dst = append(dst, '\f')
-		case 'n':
-			dst = append(dst, '\n')
-		case 'r':
-			dst = append(dst, '\r')
-		case 't':
-			dst = append(dst, '\t')
-		case 'u':
-			r, n := hex4(raw[i+1:])
-			if n < 0 {
-				return nil
-			}
-			i += 4
-			if utf16.IsSurrogate(r) {
-				r2, n2 := rune(-1), -1
-				if i+2 < len(raw) && raw[i+1] == '\\' && raw[i+2] == 'u' {
-					r2, n2 = hex4(raw[i+3:])
-				}
-				if r = utf16.DecodeRune(r, r2); n2 >= 0 && r != utf8.RuneError {
-					i += 6
-				} else {
-					r = utf8.RuneError
-				}
-			}
-			dst = utf8.AppendRune(dst, r)
-		default:
+		if e, ok := simpleEscapes[raw[i]]; ok {
+			dst = append(dst, e)
+			continue
+		}
+		if raw[i] != 'u' {
 			return nil
 		}
+		r, n := hex4(raw[i+1:])
+		if n < 0 {
+			return nil
+		}
+		i += 4
+		if utf16.IsSurrogate(r) {
+			r2, n2 := rune(-1), -1
+			if i+2 < len(raw) && raw[i+1] == '\\' && raw[i+2] == 'u' {
+				r2, n2 = hex4(raw[i+3:])
+			}
+			if r = utf16.DecodeRune(r, r2); n2 >= 0 && r != utf8.RuneError {
+				i += 6
+			} else {
+				r = utf8.RuneError
+			}
+		}
+		dst = utf8.AppendRune(dst, r)
 	}
 	if dst == nil {
 		dst = []byte{}
 	}
 	return dst
 }
+
+// simpleEscapes are the bytes JSON's one-letter escapes stand for.
+var simpleEscapes = map[byte]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
 
 // hex4 reads four hex digits (n = -1 when b does not start with them).
 func hex4(b []byte) (rune, int) {
