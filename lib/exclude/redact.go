@@ -139,15 +139,24 @@ func (r *redactRule) find(content []byte, st *matchState, emit func(re *regexp.R
 		}
 		return
 	}
-	for _, n := range a.needs {
-		if !hasRun(content, n.set, n.min) {
-			return
-		}
-	}
-	for i := range a.lits {
+	// The runs every match needs are checked at the first occurrence of a
+	// leading literal: on clean text most rules find none, and looking
+	// for a literal (its offsets are shared by all rules) is cheaper than
+	// looking for a run.
+	needs := 0 // 1 present, -1 missing, 0 not checked yet
+	for i := 0; i < len(a.lits) && needs >= 0; i++ {
 		eachLiteral(content, &a.lits[i], st, func(start int) bool {
 			if r.boundary && !wordBoundary(content, start) {
 				return false
+			}
+			if needs == 0 {
+				needs = 1
+				for _, n := range a.needs {
+					if !hasRun(content, n.set, n.min) {
+						needs = -1
+						return true
+					}
+				}
 			}
 			if m := a.anchored.FindSubmatchIndex(content[start:]); m != nil {
 				emit(a.anchored, m, start)
@@ -221,6 +230,12 @@ func (r *Redactor) spans(content []byte) [][2]int {
 		merged = append(merged, s)
 	}
 	return merged
+}
+
+// Finds reports whether Mask would mask anything in content: a check
+// for text that is usually clean, without building a masked copy.
+func (r *Redactor) Finds(content []byte) bool {
+	return len(r.spans(content)) > 0
 }
 
 // Mask returns s with every credential replaced and how many spans were

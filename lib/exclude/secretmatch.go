@@ -12,7 +12,11 @@ type matchState struct {
 	content  []byte
 	nonASCII int8 // 0 unknown, 1 yes, -1 no
 	escapes  []escapeSeen
-	occ      []occurrences
+	// occ[c] lists the offsets of byte c in the content when its gen is
+	// the state's (each reset starts a new generation, so the lists of
+	// the previous content are reused without clearing them).
+	occ [256]occurrences
+	gen uint32
 }
 
 type escapeSeen struct {
@@ -20,20 +24,15 @@ type escapeSeen struct {
 	found bool
 }
 
-// occurrences lists the offsets of byte c in the content.
+// occurrences lists the offsets of a byte in the content.
 type occurrences struct {
-	c    byte
-	pos  []int
-	used bool
+	pos []int
+	gen uint32
 }
 
-// maxOccCache bounds the bytes whose occurrences are cached per content,
-// and maxOccLen the content length up to which they are cached (beyond it
-// a frequent byte's offsets would take a lot of memory).
-const (
-	maxOccCache = 12
-	maxOccLen   = 4 << 20
-)
+// maxOccLen is the content length up to which byte offsets are cached
+// (beyond it a frequent byte's offsets would take a lot of memory).
+const maxOccLen = 4 << 20
 
 var statePool = sync.Pool{New: func() any { return new(matchState) }}
 
@@ -41,8 +40,9 @@ func (st *matchState) reset(content []byte) {
 	st.content = content
 	st.nonASCII = 0
 	st.escapes = st.escapes[:0]
-	for i := range st.occ {
-		st.occ[i].used = false
+	if st.gen++; st.gen == 0 { // wrapped: forget every list
+		st.occ = [256]occurrences{}
+		st.gen = 1
 	}
 }
 
@@ -74,29 +74,11 @@ func (st *matchState) holds(r []byte) bool {
 // positions returns the offsets of c in the content, computed once per
 // content and byte.
 func (st *matchState) positions(c byte) []int {
-	slot := -1
-	for i := range st.occ {
-		o := &st.occ[i]
-		if !o.used {
-			if slot < 0 {
-				slot = i
-			}
-			continue
-		}
-		if o.c == c {
-			return o.pos
-		}
+	o := &st.occ[c]
+	if o.gen != st.gen {
+		o.pos = appendPositions(o.pos[:0], st.content, c)
+		o.gen = st.gen
 	}
-	if slot < 0 {
-		if len(st.occ) >= maxOccCache {
-			return appendPositions(nil, st.content, c)
-		}
-		st.occ = append(st.occ, occurrences{})
-		slot = len(st.occ) - 1
-	}
-	o := &st.occ[slot]
-	o.c, o.used = c, true
-	o.pos = appendPositions(o.pos[:0], st.content, c)
 	return o.pos
 }
 

@@ -2,9 +2,12 @@ package lexical
 
 import (
 	"math"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/dir2mcp/dir2mcp/lib/textsplit"
 )
 
 func TestIndexTextAddsIdentifierParts(t *testing.T) {
@@ -80,6 +83,80 @@ func TestPhraseCoverage(t *testing.T) {
 	} {
 		if got := Parse(c.q).PhraseCoverage(text); math.Abs(got-c.want) > 1e-9 {
 			t.Errorf("PhraseCoverage(%q) = %v, want %v", c.q, got, c.want)
+		}
+	}
+}
+
+// Covered and PhraseCoverage find exactly what stemming every lower-cased
+// word (and identifier part) finds, on real code and prose of mixed case
+// and script.
+func TestTermSetCoveredAgreesWithSplitting(t *testing.T) {
+	reference := func(s TermSet, text string) map[string]bool {
+		seen := map[string]bool{}
+		textsplit.EachWord(text, func(w string) {
+			if t := Stem(strings.ToLower(w)); s[t] {
+				seen[t] = true
+			}
+			for _, p := range textsplit.SplitIdentifier(w) {
+				if t := Stem(strings.ToLower(p)); s[t] {
+					seen[t] = true
+				}
+			}
+		})
+		return seen
+	}
+	var texts []string
+	for _, f := range []string{"match.go", "query.go", "lexical_test.go"} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts = append(texts, strings.Split(string(b), "\n")...)
+	}
+	texts = append(texts, "ÜBER Straße readFileHeader HTTPServerEntries", "ENTRIES Entries entries_ies", "The Covered Term Sets return the sets of words; stems lowered words",
+		strings.Repeat("VeryLongIdentifierName", 5)+"Entries")
+	phraseRef := func(q *Query, text string) float64 {
+		if len(q.words) < 2 {
+			return -1
+		}
+		pairs := map[[2]string]bool{}
+		var prev string
+		textsplit.EachWord(text, func(w string) {
+			w = Stem(strings.ToLower(w))
+			if prev != "" {
+				pairs[[2]string{prev, w}] = true
+			}
+			prev = w
+		})
+		n := 0
+		for i := 1; i < len(q.words); i++ {
+			if pairs[[2]string{q.words[i-1], q.words[i]}] {
+				n++
+			}
+		}
+		return float64(n) / float64(len(q.words)-1)
+	}
+	for _, qs := range []string{"covered term set", "the words of a text", "Über straße entries", "stem lower words", "returns the set"} {
+		q := Parse(qs)
+		for _, text := range texts {
+			if got, want := q.PhraseCoverage(text), phraseRef(q, text); got != want {
+				t.Fatalf("PhraseCoverage(%q, %q) = %v, want %v", qs, text, got, want)
+			}
+		}
+	}
+	sets := []TermSet{NewTermSet(Terms("covered term set entry header")), NewTermSet(Terms("split words stem lower")),
+		NewTermSet([]string{"über", "straße", "http", "server", "entry", "verylongidentifiernam"})}
+	for _, s := range sets {
+		for _, text := range texts {
+			got, want := s.Covered(text), reference(s, text)
+			if len(got) != len(want) {
+				t.Fatalf("Covered(%q) = %v, want %v", text, got, want)
+			}
+			for k := range want {
+				if !got[k] {
+					t.Fatalf("Covered(%q) = %v, want %v", text, got, want)
+				}
+			}
 		}
 	}
 }

@@ -67,10 +67,28 @@ func (q *Query) PhraseCoverage(text string) float64 {
 		}
 		return float64(len(q.set.Covered(text))) / float64(len(q.set))
 	}
+	// Only pairs of two query words can count: any other word is left
+	// unstemmed and breaks the chain ("").
+	var first initials
+	inQuery := make(map[string]bool, len(q.words))
+	for _, w := range q.words {
+		first.add(w)
+		inQuery[w] = true
+	}
 	pairs := map[[2]string]bool{}
 	var prev string
+	var buf [64]byte
 	textsplit.EachWord(text, func(w string) {
-		w = Stem(strings.ToLower(w))
+		if !first.mayStem(w) {
+			prev = ""
+			return
+		}
+		w = Stem(lowerASCII(w, &buf))
+		if !inQuery[w] {
+			prev = ""
+			return
+		}
+		w = strings.Clone(w) // it may point into buf
 		if prev != "" {
 			pairs[[2]string{prev, w}] = true
 		}

@@ -210,6 +210,12 @@ func (s *Server) secureResult(ctx context.Context, res *mcp.CallToolResult) int 
 	if err != nil {
 		return textCount
 	}
+	if s.cleanJSON(b, scope) {
+		// The common case: nothing to mask or withhold. The encoded form
+		// is served as it is (not encoded again).
+		res.StructuredContent = json.RawMessage(b)
+		return textCount
+	}
 	var v any
 	dec := json.NewDecoder(strings.NewReader(string(b)))
 	dec.UseNumber()
@@ -304,6 +310,11 @@ func resultCode(r *mcp.CallToolResult) string {
 		return sc.Error.Code
 	case PaymentFailure:
 		return sc.Detail.Code
+	case json.RawMessage: // a result the controls already checked
+		var e struct{ Error struct{ Code string } }
+		if json.Unmarshal(sc, &e) == nil && e.Error.Code != "" {
+			return e.Error.Code
+		}
 	case map[string]any: // a result the controls already rewrote
 		if e, ok := sc["error"].(map[string]any); ok {
 			if c, ok := e["code"].(string); ok && c != "" {

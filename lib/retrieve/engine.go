@@ -120,6 +120,10 @@ func (e *Engine) Search(ctx context.Context, req Request) (Result, error) {
 		filter.IndexKinds = route.kinds
 	}
 	depth := e.depth(req.K)
+	gen, err := e.Store.Generation(ctx)
+	if err != nil {
+		return Result{}, err
+	}
 	cands := map[int64]*candidate{}
 	get := func(id int64) *candidate {
 		c := cands[id]
@@ -138,7 +142,7 @@ func (e *Engine) Search(ctx context.Context, req Request) (Result, error) {
 	if req.Mode != ModeLexical && req.In != InTitle { // vectors are of content, not titles
 		go func() {
 			defer close(vecDone)
-			vec, res.VectorSkipped, queryVecs, vecErr = e.vectorSearch(ctx, req.Query, route.kinds, filter, depth, req.K)
+			vec, res.VectorSkipped, queryVecs, vecErr = e.vectorSearch(ctx, gen, req.Query, route.kinds, filter, depth, req.K)
 		}()
 	} else {
 		close(vecDone)
@@ -195,7 +199,7 @@ func (e *Engine) Search(ctx context.Context, req Request) (Result, error) {
 		}
 		res.VectorHits = len(vec)
 	}
-	if err := e.loadRefs(ctx, cands); err != nil {
+	if err := e.loadRefs(ctx, gen, cands); err != nil {
 		return Result{}, err
 	}
 	list := make([]*candidate, 0, len(cands))
@@ -213,8 +217,9 @@ func (e *Engine) Search(ctx context.Context, req Request) (Result, error) {
 		e.fillCosines(list, queryVecs)
 	}
 	wv := e.Tuning.VectorWeight
+	metas := map[int64]store.ChunkMeta{} // read so far, with their text
 	if req.Mode == ModeHybrid && e.Tuning.Fusion != "rrf" {
-		cov, err := e.phraseCoverage(ctx, list, q)
+		cov, err := e.phraseCoverage(ctx, list, q, metas)
 		if err != nil {
 			return Result{}, err
 		}
@@ -246,8 +251,7 @@ func (e *Engine) Search(ctx context.Context, req Request) (Result, error) {
 	for i, c := range chosen {
 		ids[i] = c.id
 	}
-	metas, err := e.Store.ChunkMetas(ctx, ids)
-	if err != nil {
+	if err := e.readMetas(ctx, ids, metas); err != nil {
 		return Result{}, err
 	}
 	for _, c := range chosen {
@@ -295,7 +299,7 @@ func (e *Engine) depth(k int) int {
 
 // loadRefs loads refs for candidates that have none; chunks deleted since a
 // channel ran stay unknown and are dropped.
-func (e *Engine) loadRefs(ctx context.Context, cands map[int64]*candidate) error {
+func (e *Engine) loadRefs(ctx context.Context, gen store.Generation, cands map[int64]*candidate) error {
 	var ids []int64
 	for id, c := range cands {
 		if !c.known {
@@ -305,7 +309,7 @@ func (e *Engine) loadRefs(ctx context.Context, cands map[int64]*candidate) error
 	if len(ids) == 0 {
 		return nil
 	}
-	refs, err := e.refs(ctx, ids)
+	refs, err := e.refs(ctx, gen, ids)
 	if err != nil {
 		return err
 	}
@@ -361,7 +365,7 @@ const phraseTop = 3
 // it only matched scattered words. Hybrid fusion gives the vector channel
 // weight in proportion to what BM25 leaves unexplained:
 // VectorWeight·max(1−c, minVectorShare).
-func (e *Engine) phraseCoverage(ctx context.Context, list []*candidate, q *lexical.Query) (float64, error) {
+func (e *Engine) phraseCoverage(ctx context.Context, list []*candidate, q *lexical.Query, metas map[int64]store.ChunkMeta) (float64, error) {
 	var ids []int64
 	for _, c := range list {
 		if c.lexRank > 0 && c.lexRank <= phraseTop {
@@ -371,15 +375,34 @@ func (e *Engine) phraseCoverage(ctx context.Context, list []*candidate, q *lexic
 	if len(ids) == 0 {
 		return 0, nil
 	}
-	metas, err := e.Store.ChunkMetas(ctx, ids)
-	if err != nil {
+	if err := e.readMetas(ctx, ids, metas); err != nil {
 		return 0, err
 	}
 	best := 0.0
-	for _, m := range metas {
-		best = max(best, q.PhraseCoverage(m.Text+"\n"+m.RelPath+"\n"+m.Title))
+	for _, id := range ids {
+		if m, ok := metas[id]; ok {
+			best = max(best, q.PhraseCoverage(m.Text+"\n"+m.RelPath+"\n"+m.Title))
+		}
 	}
 	return best, nil
+}
+
+// readMetas adds to metas those of the live chunks among ids it lacks.
+func (e *Engine) readMetas(ctx context.Context, ids []int64, metas map[int64]store.ChunkMeta) error {
+	var missing []int64
+	for _, id := range ids {
+		if _, ok := metas[id]; !ok {
+			missing = append(missing, id)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	got, err := e.Store.ChunkMetas(ctx, missing)
+	for id, m := range got {
+		metas[id] = m
+	}
+	return err
 }
 
 // exactBonus is the share of the lexical weight a chunk holding an

@@ -25,12 +25,9 @@ type cachedRef struct {
 }
 
 // refs returns the refs of the live chunks among ids, reading from the
-// store only what the cache lacks for the current generation.
-func (e *Engine) refs(ctx context.Context, ids []int64) (map[int64]store.ChunkRef, error) {
-	gen, err := e.Store.Generation(ctx)
-	if err != nil {
-		return nil, err
-	}
+// store only what the cache lacks for generation gen (the store's, read
+// once per search).
+func (e *Engine) refs(ctx context.Context, gen store.Generation, ids []int64) (map[int64]store.ChunkRef, error) {
 	c := &e.refCache
 	out := make(map[int64]store.ChunkRef, len(ids))
 	var missing []int64

@@ -22,7 +22,7 @@ type vecHit struct {
 // the query across the given kinds, best first, and the query vector used
 // for each kind. Kinds whose vector file is missing or made by another
 // model than the query embedder are skipped and reported.
-func (e *Engine) vectorSearch(ctx context.Context, query string, kinds []string, f store.ChunkFilter, depth, k int) ([]vecHit, []string, map[string][]float32, error) {
+func (e *Engine) vectorSearch(ctx context.Context, gen store.Generation, query string, kinds []string, f store.ChunkFilter, depth, k int) ([]vecHit, []string, map[string][]float32, error) {
 	var skipped []string
 	byKind := map[string][]float32{}
 	queryVecs := map[string][]float32{} // by embedder ID
@@ -55,7 +55,7 @@ func (e *Engine) vectorSearch(ctx context.Context, query string, kinds []string,
 		}
 		models[emb.ID()] = true
 		byKind[kind] = q
-		hits, err := e.searchKind(ctx, ix, q, f, depth, k)
+		hits, err := e.searchKind(ctx, gen, ix, q, f, depth, k)
 		if err != nil {
 			return nil, nil, nil, err
 		}
@@ -110,7 +110,7 @@ func (e *Engine) fillCosines(list []*candidate, queryVecs map[string][]float32) 
 // and widens the search until depth hits survive or the index is exhausted.
 // It asks for k×oversample extra candidates up front (SPEC §6.3), and
 // oversamples the whole depth when filters may reject many.
-func (e *Engine) searchKind(ctx context.Context, ix *vector.Index, q []float32, f store.ChunkFilter, depth, k int) ([]vecHit, error) {
+func (e *Engine) searchKind(ctx context.Context, gen store.Generation, ix *vector.Index, q []float32, f store.ChunkFilter, depth, k int) ([]vecHit, error) {
 	over := e.Oversample
 	if over <= 0 {
 		over = 5
@@ -128,7 +128,7 @@ func (e *Engine) searchKind(ctx context.Context, ix *vector.Index, q []float32, 
 		for i, h := range raw {
 			ids[i] = h.Label
 		}
-		refs, err := e.refs(ctx, ids)
+		refs, err := e.refs(ctx, gen, ids)
 		if err != nil {
 			return nil, err
 		}

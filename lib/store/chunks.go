@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
@@ -394,50 +395,61 @@ type ChunkMeta struct {
 // unknown ids are absent from the map).
 func (s *Store) ChunkMetas(ctx context.Context, ids []int64) (map[int64]ChunkMeta, error) {
 	out := make(map[int64]ChunkMeta, len(ids))
-	for len(ids) > 0 {
-		n := min(len(ids), 500)
-		in, args := inList(ids[:n])
-		rows, err := s.rd.QueryContext(ctx, `
+	if len(ids) == 0 {
+		return out, nil
+	}
+	rows, err := s.rd.QueryContext(ctx, `
 SELECT c.chunk_id, c.doc_id, d.rel_path, d.doc_type, d.lang, d.title, r.rep_type, c.index_kind, c.text,
        COALESCE(sp.span_kind, ''), COALESCE(sp.start, 0), COALESCE(sp."end", 0), sp.extra_json
 FROM chunks c
 JOIN documents d ON d.doc_id = c.doc_id
 JOIN representations r ON r.rep_id = c.rep_id
 LEFT JOIN spans sp ON sp.chunk_id = c.chunk_id
-WHERE c.chunk_id IN (`+in+`) AND c.deleted = 0 AND d.deleted = 0`, args...)
-		if err != nil {
-			return nil, wrapRead(err, "read chunks")
-		}
-		for rows.Next() {
-			var m ChunkMeta
-			var kind string
-			var st, en int64
-			var extra sql.NullString
-			if err := rows.Scan(&m.ChunkID, &m.DocID, &m.RelPath, &m.DocType, &m.Lang, &m.Title, &m.RepType,
-				&m.IndexKind, &m.Text, &kind, &st, &en, &extra); err != nil {
-				rows.Close()
-				return nil, wrapRead(err, "read chunks")
-			}
-			if kind != "" {
-				m.Span = record.SpanFrom(kind, st, en)
-			}
-			if extra.Valid {
-				var x spanExtraJSON
-				if err := json.Unmarshal([]byte(extra.String), &x); err != nil {
-					rows.Close()
-					return nil, errcode.Wrap(errcode.StoreCorrupt, err, "chunk %d: spans.extra_json: %v", m.ChunkID, err)
-				}
-				m.Lines = x.Lines
-			}
-			out[m.ChunkID] = m
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, wrapRead(err, "read chunks")
-		}
-		ids = ids[n:]
+WHERE c.chunk_id IN `+idSet+` AND c.deleted = 0 AND d.deleted = 0`, idsJSON(ids))
+	if err != nil {
+		return nil, wrapRead(err, "read chunks")
 	}
-	return out, nil
+	defer rows.Close()
+	for rows.Next() {
+		var m ChunkMeta
+		var kind string
+		var st, en int64
+		var extra sql.NullString
+		if err := rows.Scan(&m.ChunkID, &m.DocID, &m.RelPath, &m.DocType, &m.Lang, &m.Title, &m.RepType,
+			&m.IndexKind, &m.Text, &kind, &st, &en, &extra); err != nil {
+			return nil, wrapRead(err, "read chunks")
+		}
+		if kind != "" {
+			m.Span = record.SpanFrom(kind, st, en)
+		}
+		if extra.Valid {
+			var x spanExtraJSON
+			if err := json.Unmarshal([]byte(extra.String), &x); err != nil {
+				return nil, errcode.Wrap(errcode.StoreCorrupt, err, "chunk %d: spans.extra_json: %v", m.ChunkID, err)
+			}
+			m.Lines = x.Lines
+		}
+		out[m.ChunkID] = m
+	}
+	return out, wrapRead(rows.Err(), "read chunks")
+}
+
+// idSet is the SQL set of the ids a JSON array parameter lists (idsJSON):
+// one statement text for any number of ids, so a connection prepares it
+// once (see dsn).
+const idSet = `(SELECT value FROM json_each(?))`
+
+// idsJSON is ids as a JSON array.
+func idsJSON(ids []int64) string {
+	b := make([]byte, 0, 8*len(ids)+2)
+	b = append(b, '[')
+	for i, id := range ids {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, id, 10)
+	}
+	return string(append(b, ']'))
 }
 
 // RepContent returns the stored text of a document's representation of
@@ -499,31 +511,25 @@ type ChunkRef struct {
 // ids are absent from the map).
 func (s *Store) ChunkRefs(ctx context.Context, ids []int64) (map[int64]ChunkRef, error) {
 	out := make(map[int64]ChunkRef, len(ids))
-	for len(ids) > 0 {
-		n := min(len(ids), 500)
-		in, args := inList(ids[:n])
-		rows, err := s.rd.QueryContext(ctx, `SELECT c.chunk_id, d.rel_path, d.doc_type, c.index_kind
-FROM chunks c JOIN documents d ON d.doc_id = c.doc_id
-WHERE c.chunk_id IN (`+in+`) AND c.deleted = 0 AND d.deleted = 0`, args...)
-		if err != nil {
-			return nil, wrapRead(err, "read chunks")
-		}
-		for rows.Next() {
-			var id int64
-			var r ChunkRef
-			if err := rows.Scan(&id, &r.RelPath, &r.DocType, &r.IndexKind); err != nil {
-				rows.Close()
-				return nil, wrapRead(err, "read chunks")
-			}
-			out[id] = r
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, wrapRead(err, "read chunks")
-		}
-		ids = ids[n:]
+	if len(ids) == 0 {
+		return out, nil
 	}
-	return out, nil
+	rows, err := s.rd.QueryContext(ctx, `SELECT c.chunk_id, d.rel_path, d.doc_type, c.index_kind
+FROM chunks c JOIN documents d ON d.doc_id = c.doc_id
+WHERE c.chunk_id IN `+idSet+` AND c.deleted = 0 AND d.deleted = 0`, idsJSON(ids))
+	if err != nil {
+		return nil, wrapRead(err, "read chunks")
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var r ChunkRef
+		if err := rows.Scan(&id, &r.RelPath, &r.DocType, &r.IndexKind); err != nil {
+			return nil, wrapRead(err, "read chunks")
+		}
+		out[id] = r
+	}
+	return out, wrapRead(rows.Err(), "read chunks")
 }
 
 // ChunkContexts returns the context of the live chunks among ids that have
@@ -531,28 +537,22 @@ WHERE c.chunk_id IN (`+in+`) AND c.deleted = 0 AND d.deleted = 0`, args...)
 // text in a chunk's row, so reading it walks a long text's overflow pages.
 func (s *Store) ChunkContexts(ctx context.Context, ids []int64) (map[int64]string, error) {
 	out := make(map[int64]string, len(ids))
-	for len(ids) > 0 {
-		n := min(len(ids), 500)
-		in, args := inList(ids[:n])
-		rows, err := s.rd.QueryContext(ctx, `SELECT chunk_id, context FROM chunks
-WHERE chunk_id IN (`+in+`) AND deleted = 0 AND context != ''`, args...)
-		if err != nil {
-			return nil, wrapRead(err, "read chunk contexts")
-		}
-		for rows.Next() {
-			var id int64
-			var c string
-			if err := rows.Scan(&id, &c); err != nil {
-				rows.Close()
-				return nil, wrapRead(err, "read chunk contexts")
-			}
-			out[id] = c
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, wrapRead(err, "read chunk contexts")
-		}
-		ids = ids[n:]
+	if len(ids) == 0 {
+		return out, nil
 	}
-	return out, nil
+	rows, err := s.rd.QueryContext(ctx, `SELECT chunk_id, context FROM chunks
+WHERE chunk_id IN `+idSet+` AND deleted = 0 AND context != ''`, idsJSON(ids))
+	if err != nil {
+		return nil, wrapRead(err, "read chunk contexts")
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var c string
+		if err := rows.Scan(&id, &c); err != nil {
+			return nil, wrapRead(err, "read chunk contexts")
+		}
+		out[id] = c
+	}
+	return out, wrapRead(rows.Err(), "read chunk contexts")
 }

@@ -122,6 +122,10 @@ func dsn(path string, readOnly bool) string {
 	q.Set("_cache_size", "-16000")
 	if readOnly {
 		q.Set("_query_only", "true")
+		// Each read connection keeps the statements it ran prepared: a
+		// search runs the same few query texts every time (chunk lookups
+		// take their ids as one JSON array for that reason).
+		q.Set("_stmt_cache_size", "32")
 	} else {
 		q.Set("_txlock", "immediate")
 	}

@@ -1,6 +1,9 @@
 package vector
 
 import (
+	"runtime"
+	"sync"
+
 	"github.com/viterin/vek/vek32"
 )
 
@@ -33,7 +36,45 @@ func (ix *Index) Search(q []float32, k int, accept func(label int64) bool) ([]Hi
 	}
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
+	if parts := min(runtime.GOMAXPROCS(0), len(ix.labels)/partMin, maxParts); parts > 1 && accept == nil {
+		return scanParts(q, ix.dim, ix.labels, ix.vecs, k, parts), nil
+	}
 	return scan(q, ix.dim, ix.labels, ix.vecs, k, accept), nil
+}
+
+// A scan reads every stored vector once and is bound by memory bandwidth,
+// which grows with the cores reading: an index of at least 2·partMin
+// vectors is scanned in up to maxParts parts at once.
+const (
+	partMin  = 16384
+	maxParts = 4
+)
+
+// scanParts is scan split into parts scanned concurrently, their top k
+// merged (hits are totally ordered by score then label, so the result is
+// exactly scan's).
+func scanParts(q []float32, dim int, labels []int64, vecs []float32, k, parts int) []Hit {
+	found := make([][]Hit, parts)
+	var wg sync.WaitGroup
+	for p := range parts {
+		lo, hi := p*len(labels)/parts, (p+1)*len(labels)/parts
+		part := func() { found[p] = scan(q, dim, labels[lo:hi], vecs[lo*dim:hi*dim], k, nil) }
+		if p == parts-1 {
+			part() // on the calling goroutine
+		} else {
+			wg.Go(part)
+		}
+	}
+	wg.Wait()
+	h := topK{hits: make([]Hit, 0, k), k: k}
+	for _, hs := range found {
+		for _, x := range hs {
+			if h.admits(x.Score, x.Label) {
+				h.push(x)
+			}
+		}
+	}
+	return h.sorted()
 }
 
 // scan is the exact brute-force top-k over labels/vecs.

@@ -3,6 +3,7 @@ package vector
 import (
 	"math/rand"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"testing"
@@ -184,4 +185,29 @@ func TestConcurrentSearchAndMutation(t *testing.T) {
 		}
 	}
 
+}
+
+// An index large enough to be scanned in parts returns exactly what one
+// sequential scan returns, ties across parts included.
+func TestSearchInPartsMatchesBruteForce(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(maxParts))
+	n := 2*maxParts*partMin + 3
+	ix, _ := New("m", 4)
+	r := rand.New(rand.NewSource(5))
+	for i, l := range r.Perm(n) {
+		v := unit(r, 4)
+		if i%5 == 0 {
+			v = []float32{0.5, 0.5, 0.5, 0.5} // a tie group spread over every part
+		}
+		must(t, ix.Upsert(int64(l), v))
+	}
+	for _, q := range [][]float32{{0.5, 0.5, 0.5, 0.5}, unit(r, 4), unit(r, 4)} {
+		for _, k := range []int{1, 50, 3000} {
+			got, err := ix.Search(q, k, nil)
+			must(t, err)
+			if want := bruteForce(ix, q, k, nil); !slices.Equal(got, want) {
+				t.Fatalf("k=%d: Search in parts differs from brute force", k)
+			}
+		}
+	}
 }

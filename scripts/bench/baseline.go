@@ -52,6 +52,7 @@ func sideBySide(current, baseline, corpus string, qs []string, rounds int) ([]re
 	type side struct {
 		name, bin, state string
 		lat              []time.Duration
+		cpu              time.Duration // server CPU time per search, summed over rounds
 	}
 	cur := &side{name: "current", bin: current}
 	base := &side{name: "baseline", bin: baseline, state: state}
@@ -80,6 +81,7 @@ func sideBySide(current, baseline, corpus string, qs []string, rounds int) ([]re
 				return nil, fmt.Errorf("%s: %v", s.name, err)
 			}
 			s.lat = append(s.lat, lat...)
+			s.cpu += lastCPU
 		}
 	}
 	var out []result
@@ -90,6 +92,36 @@ func sideBySide(current, baseline, corpus string, qs []string, rounds int) ([]re
 	out = append(out,
 		result{"search p50, current (side by side)", p50c.String(), fmt.Sprintf("%d queries in %d alternating rounds", len(cur.lat), rounds)},
 		result{"search p50, baseline", p50b.String(), fmt.Sprintf("current/baseline = %.2f", float64(p50c)/float64(p50b))},
-		result{"search p99, current / baseline", pct(cur.lat, 99).String() + " / " + pct(base.lat, 99).String(), ""})
+		result{"search p99, current / baseline", pct(cur.lat, 99).String() + " / " + pct(base.lat, 99).String(), ""},
+		result{"server CPU per search, cur / base", (cur.cpu / time.Duration(rounds)).Round(10*time.Microsecond).String() + " / " + (base.cpu / time.Duration(rounds)).Round(10*time.Microsecond).String(),
+			fmt.Sprintf("current/baseline = %.2f (what latency follows on a loaded machine)", float64(cur.cpu)/float64(base.cpu))})
 	return out, nil
+}
+
+// compare measures only the side-by-side search latency of this build and
+// of git ref ref.
+func compare(corpus, binDir, qfile string, nq int, ref string) error {
+	dir2mcp, err := filepath.Abs(filepath.Join(binDir, "dir2mcp"))
+	if err != nil {
+		return err
+	}
+	rows, err := versus(dir2mcp, ref, corpus, queries(qfile, nq))
+	if err != nil {
+		return err
+	}
+	for _, r := range rows {
+		fmt.Printf("| %-34s | %-12s | %s\n", r.name, r.value, r.note)
+	}
+	return nil
+}
+
+// versus builds git ref ref and measures search latency side by side
+// with the binary current (see sideBySide).
+func versus(current, ref, corpus string, qs []string) ([]result, error) {
+	bin, cleanup, err := buildBaseline(ref)
+	if err != nil {
+		return nil, err
+	}
+	defer cleanup()
+	return sideBySide(current, bin, corpus, qs, 4)
 }

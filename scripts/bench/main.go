@@ -13,13 +13,14 @@
 //   - load while indexing: -load-clients MCP clients search back to back for
 //     -load-time while `dir2mcp up` builds a fresh index: errors, p50/p99.
 //
-// Usage: go run ./scripts/bench [-corpus DIR] [-bin DIR] [-queries N] [-baseline REF] [-load-only]
+// Usage: go run ./scripts/bench [-corpus DIR] [-bin DIR] [-queries N] [-baseline REF [-compare-only]] [-load-only]
 // (make bench builds the binaries first). The index is written to a temp
 // state dir, never into the corpus.
 package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -30,6 +31,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -50,7 +52,15 @@ func main() {
 	loadClients := flag.Int("load-clients", 8, "clients searching during the full index of the load section (0 skips it)")
 	loadTime := flag.Duration("load-time", 60*time.Second, "how long the clients search during the full index")
 	loadOnly := flag.Bool("load-only", false, "run only the load-while-indexing section")
+	compareOnly := flag.Bool("compare-only", false, "with -baseline: measure only the side-by-side search latency")
 	flag.Parse()
+	if *compareOnly && *baseline != "" {
+		if err := compare(*corpus, *binDir, *qfile, *nq, *baseline); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *loadOnly {
 		if err := loadOnlyRun(*corpus, *binDir, *qfile, *nq, *loadClients, *loadTime); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
@@ -125,12 +135,7 @@ func run(corpus, binDir, qfile string, nq int, keep bool, baseline string, loadC
 	out = append(out, result{"chunks", fmt.Sprint(chunks), ""})
 	if baseline != "" {
 		stop() // one server at a time from here
-		bin, cleanup, err := buildBaseline(baseline)
-		if err != nil {
-			return err
-		}
-		defer cleanup()
-		rows, err := sideBySide(dir2mcp, bin, corpus, queries(qfile, nq), 4)
+		rows, err := versus(dir2mcp, baseline, corpus, queries(qfile, nq))
 		if err != nil {
 			return err
 		}
@@ -239,7 +244,8 @@ func index(bin, corpus, state string) (time.Duration, int64, error) {
 }
 
 // serve starts `dir2mcp serve` over state and connects an MCP client;
-// stop closes both (more calls do nothing).
+// stop closes both (more calls do nothing). serverCPU is set to read the
+// server process's CPU time.
 func serve(bin, corpus, state string) (*mcpclient.Client, func(), error) {
 	cmd := exec.Command(bin, "serve", "--dir", corpus, "--state-dir", state, "--json", "--listen", "127.0.0.1:0")
 	// One client firing queries back to back: the per-client rate limit is not what is measured.
@@ -249,6 +255,8 @@ func serve(bin, corpus, state string) (*mcpclient.Client, func(), error) {
 	if err := cmd.Start(); err != nil {
 		return nil, nil, err
 	}
+	pid := cmd.Process.Pid
+	serverCPU = func() time.Duration { return procCPU(pid) }
 	kill := func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() }
 	sc := bufio.NewScanner(stdout)
 	for sc.Scan() {
@@ -308,6 +316,8 @@ func searchLatency(c *mcpclient.Client, qs []string) ([]time.Duration, int64, er
 	sort.Slice(ping, func(i, j int) bool { return ping[i] < ping[j] })
 	fmt.Printf("  MCP ping round trip: p50 %s\n", pct(ping, 50))
 	lat := make([]time.Duration, 0, len(qs))
+	cpu0 := serverCPU()
+	defer func() { lastCPU = (serverCPU() - cpu0) / time.Duration(len(qs)) }()
 	for _, q := range qs {
 		start := time.Now()
 		if err := c.Call(ctx, "dir2mcp.search", map[string]any{"query": q, "k": 10}, nil); err != nil {
@@ -317,6 +327,34 @@ func searchLatency(c *mcpclient.Client, qs []string) ([]time.Duration, int64, er
 	}
 	return lat, stats.Indexing.ChunksTotal, nil
 }
+
+// serverCPU reads the CPU time of the server serve started last, and
+// lastCPU is the server CPU time per search of the last searchLatency.
+var (
+	serverCPU = func() time.Duration { return 0 }
+	lastCPU   time.Duration
+)
+
+// procCPU is the user and system CPU time of process pid so far (0 where
+// /proc cannot tell).
+func procCPU(pid int) time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// Fields after the command name (which may hold spaces): state is
+	// the 3rd field, utime and stime the 14th and 15th, in clock ticks.
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	ut, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(ut+st) * time.Second / clockTicks
+}
+
+// clockTicks is USER_HZ, the unit of /proc CPU times (100 on Linux).
+const clockTicks = 100
 
 func queries(file string, n int) []string {
 	var qs []string

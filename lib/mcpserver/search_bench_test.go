@@ -1,0 +1,148 @@
+package mcpserver
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/dir2mcp/dir2mcp/lib/audit"
+	"github.com/dir2mcp/dir2mcp/lib/config"
+	"github.com/dir2mcp/dir2mcp/lib/exclude"
+	"github.com/dir2mcp/dir2mcp/lib/indexer"
+	"github.com/dir2mcp/dir2mcp/lib/models/embedders"
+	"github.com/dir2mcp/dir2mcp/lib/retrieve"
+	"github.com/dir2mcp/dir2mcp/lib/rootfs"
+	"github.com/dir2mcp/dir2mcp/lib/state"
+	"github.com/dir2mcp/dir2mcp/lib/store"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// BenchmarkSearchPath is the search hot path `dir2mcp serve` runs, on an
+// index of the Go standard library's net tree (DIR2MCP_BENCH_CORPUS names
+// another directory) built with the default offline configuration:
+// "engine" is retrieve.Engine.Search alone; "mcp" is dir2mcp.search called
+// through the official go-sdk client over an in-memory transport, so it
+// adds everything the MCP layer does (argument checks, the controls:
+// scope, redaction, audit record; the result's JSON both ways) but HTTP.
+// Each reports the median latency of the gostd doc-sentence queries and
+// the CPU time per call.
+func BenchmarkSearchPath(b *testing.B) {
+	root := os.Getenv("DIR2MCP_BENCH_CORPUS")
+	if root == "" {
+		root = filepath.Join(runtime.GOROOT(), "src", "net")
+	}
+	s := benchServer(b, root)
+	qs := benchQueries(b)
+	ctx := context.Background()
+	run := func(b *testing.B, search func(q string)) {
+		for _, q := range qs[:10] { // warm caches
+			search(q)
+		}
+		var took []time.Duration
+		cpu0 := cpuTime()
+		b.ResetTimer()
+		for i := 0; b.Loop(); i++ {
+			start := time.Now()
+			search(qs[i%len(qs)])
+			took = append(took, time.Since(start))
+		}
+		b.StopTimer()
+		slices.Sort(took)
+		b.ReportMetric(float64(took[len(took)/2])/1e6, "p50-ms")
+		// The process's CPU time per search: what a loaded machine's
+		// latency follows.
+		b.ReportMetric(float64(cpuTime()-cpu0)/1e6/float64(len(took)), "cpu-ms/op")
+	}
+	b.Run("engine", func(b *testing.B) {
+		run(b, func(q string) {
+			if _, err := s.Engine.Search(ctx, retrieve.Request{Query: q, K: 10}); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+	b.Run("mcp", func(b *testing.B) {
+		cs := connect(b, s)
+		run(b, func(q string) {
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "dir2mcp.search", Arguments: map[string]any{"query": q, "k": 10}})
+			if err != nil || res.IsError {
+				b.Fatalf("search %q: %v %+v", q, err, res)
+			}
+		})
+	})
+}
+
+// benchServer indexes root offline into a state dir of its own and returns
+// a server over it configured as `dir2mcp serve` is by default (offline
+// embedders, redaction, audit log).
+func benchServer(b *testing.B, root string) *Server {
+	b.Helper()
+	ctx := context.Background()
+	dir := state.Resolve(root, b.TempDir())
+	if err := dir.Ensure(); err != nil {
+		b.Fatal(err)
+	}
+	st, err := store.Open(ctx, dir.Path, store.Options{Create: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { st.Close() })
+	cfg := config.Default()
+	embs, err := embedders.Open(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := (&indexer.Job{Config: cfg, Root: root, Dir: dir, Store: st, Embedders: embs}).Run(ctx); err != nil {
+		b.Fatal(err)
+	}
+	eng := retrieve.Open(st, dir, cfg, embs, time.Hour)
+	b.Cleanup(eng.Close)
+	eng.WaitLoaded()
+	rfs, err := rootfs.Open(root)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ex, err := exclude.New(cfg.Security.PathExcludes, cfg.Security.SecretPatterns)
+	if err != nil {
+		b.Fatal(err)
+	}
+	al, err := audit.Open(audit.Options{Path: dir.Join(state.AuditLog), MaxBytes: cfg.Audit.MaxBytes, Keep: cfg.Audit.Keep})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { al.Close() })
+	return &Server{Engine: eng, Store: st, Root: rfs, Dir: dir, Exclude: ex, Config: cfg, Audit: al}
+}
+
+// benchQueries are the gostd doc-sentence sample queries (testdata/eval).
+func benchQueries(b *testing.B) []string {
+	b.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "eval", "gostd", "symbol.sample.queries.tsv"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var qs []string
+	for _, ln := range strings.Split(string(data), "\n") {
+		if _, q, ok := strings.Cut(ln, "\t"); ok && q != "" {
+			qs = append(qs, q)
+		}
+	}
+	if len(qs) < 10 {
+		b.Fatalf("%d queries", len(qs))
+	}
+	return qs
+}
+
+// cpuTime is the process's user and system CPU time so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
