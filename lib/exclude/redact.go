@@ -370,11 +370,10 @@ func (r *Redactor) MaskValue(v any) (any, int) {
 
 // MaskJSON masks the string values of a JSON document, keeping its
 // structure (numbers are kept exactly); raw that is not JSON is masked as
-// text.
+// text. A document with nothing to mask comes back as it was. Values are
+// matched decoded: a rule anchored at a value's end, or a credential behind
+// escapes, does not match the raw bytes.
 func (r *Redactor) MaskJSON(raw []byte) ([]byte, int) {
-	if len(r.spans(raw)) == 0 {
-		return raw, 0
-	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var v any
@@ -382,6 +381,9 @@ func (r *Redactor) MaskJSON(raw []byte) ([]byte, int) {
 		return r.MaskBytes(raw)
 	}
 	v, n := r.MaskValue(v)
+	if n == 0 {
+		return raw, 0
+	}
 	out, err := json.Marshal(v)
 	if err != nil {
 		return r.MaskBytes(raw)

@@ -303,6 +303,13 @@ func TestRedactJSONKeepsStructure(t *testing.T) {
 	if out, n := r.MaskJSON([]byte("not json password=hunter2xyz")); n != 1 || strings.Contains(string(out), "hunter2xyz") {
 		t.Errorf("MaskJSON on text = %s", out)
 	}
+	// Matched as decoded values: a YAML password ending its value, and a
+	// quoted token whose quotes are escaped in the raw JSON.
+	for _, in := range []string{`{"note":"password: hunter2abc"}`, `{"cfg":"token = \"q8Zr2kLmN0pX\""}`, `["api_key: \u0073k9Qw2eRt5yU"]`} {
+		if out, n := r.MaskJSON([]byte(in)); n != 1 || strings.Contains(string(out), "hunter2abc") || strings.Contains(string(out), "q8Zr2kLmN0pX") || strings.Contains(string(out), "k9Qw2eRt5yU") {
+			t.Errorf("MaskJSON(%s) = %s (%d)", in, out, n)
+		}
+	}
 }
 
 func TestRedactLiterals(t *testing.T) {
