@@ -298,3 +298,28 @@ func TestInterruptedIndexIsReported(t *testing.T) {
 		t.Errorf("after resuming: %+v", s)
 	}
 }
+
+// TestIndexInterruptedBySignal: Ctrl-C on a running `dir2mcp index` ends it
+// with the interrupted summary and exit 130, not an ERROR line.
+func TestIndexInterruptedBySignal(t *testing.T) {
+	dir := synthCorpus(t, 3000)
+	cmd := exec.Command(bin("dir2mcp"), "index", "--dir", dir, "--non-interactive")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(700 * time.Millisecond)
+	cmd.Process.Signal(os.Interrupt)
+	err := cmd.Wait()
+	out := stderr.String()
+	if strings.Contains(out, "Indexing complete") {
+		t.Skip("indexing finished before the signal")
+	}
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
+		t.Errorf("exit: %v, want 130\n%s", err, out)
+	}
+	if !strings.Contains(out, "Indexing interrupted") || strings.Contains(out, "ERROR") {
+		t.Errorf("stderr:\n%s", out)
+	}
+}

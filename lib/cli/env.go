@@ -5,6 +5,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -207,6 +208,11 @@ func Main(ctx context.Context, cmd *ucli.Command, args []string) int {
 	}
 	if err == nil {
 		return 0
+	}
+	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		// Stopped by SIGINT/SIGTERM: the command has said what it left
+		// undone (an index job reports itself interrupted); no ERROR line.
+		return errcode.ExitInterrupted
 	}
 	if msg, ok := usageError(err); ok {
 		fmt.Fprintf(os.Stderr, "ERROR: %s\nRun `%s --help` for usage.\n", msg, cmd.Name)

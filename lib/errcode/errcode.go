@@ -153,6 +153,9 @@ const (
 	ExitBindFailed     = 4
 	ExitIndexLoad      = 5
 	ExitIngestionFatal = 6
+	// ExitInterrupted: stopped by SIGINT or SIGTERM (128 + SIGINT, as shells
+	// report it).
+	ExitInterrupted = 130
 )
 
 // ExitCode maps an error to the CLI exit code a user sees.
