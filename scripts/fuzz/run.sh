@@ -38,7 +38,13 @@ for t in "${targets[@]}"; do
   secs=$(( $(date +%s) - start ))
   execs=$(grep -o 'execs: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*')
   crash=$(grep -c 'Failing input written to' "$log")
-  [ "$rc" -ne 0 ] && status=1
+  # Go <= 1.26's fuzz coordinator can report a bare "context deadline
+  # exceeded" as the -fuzztime window closes (golang/go#75804, fixed in
+  # 1.27): no input failed and none was written. Say so; it is not a crasher.
+  if [ "$rc" -ne 0 ] && [ "$crash" -eq 0 ] && tail -5 "$log" | grep -q '^    context deadline exceeded$'; then
+    rc="0 (go#75804 deadline race at the end, no failing input)"
+  fi
+  [ "${rc%% *}" -ne 0 ] && status=1
   line=$(printf '%-28s %-20s execs=%-10s wall=%ss crashers=%s rc=%s' "$(basename "$pkg")" "$fn" "${execs:-0}" "$secs" "$crash" "$rc")
   [ "$crash" -gt 0 ] && line="$line  $(grep -o 'testdata/fuzz/[^ ]*' "$log" | tail -1)"
   echo "$line"
