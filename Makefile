@@ -77,7 +77,7 @@ bench: build
 	$(GO) test $(GOFLAGS) -run '^$$' -bench '^BenchmarkPaymentGateOverhead$$' -benchtime 5x ./lib/mcphttp 2>&1 | grep -E '^(Benchmark|FAIL)' || true
 	$(GO) run $(GOFLAGS) ./scripts/bench -bin $(BIN) $(if $(BASELINE),-baseline $(BASELINE))
 	@echo "== scale: Go tree offline and with 1536-d provider vectors$(if $(BENCH_LINUX), and the Linux kernel source) (BENCH_LINUX=1 or make bench-scale adds Linux)"
-	$(GO) run $(GOFLAGS) ./scripts/bench -bin $(BIN) -scale $(if $(BENCH_LINUX),-linux)
+	$(GO) run $(GOFLAGS) ./scripts/bench -bin $(BIN) -scale -load-time 20s $(if $(BENCH_LINUX),-linux)
 	@echo "== crash consistency: kill -9 index/up at $(CRASH_RUNS) random moments, re-run, compare with a clean index"
 	@log=$$(mktemp); DIR2MCP_CRASH_RUNS=$(CRASH_RUNS) $(GO) test $(GOFLAGS) -count=1 -timeout 60m -run '^TestCrashConsistency$$' -v ./e2e >$$log 2>&1; rc=$$?; \
 	  grep -E 'crash_test|^(---|FAIL|ok)' $$log; rm -f $$log; exit $$rc
@@ -86,7 +86,7 @@ bench: build
 # fetched once with apt-get download into $$TMPDIR/dir2mcp-bench; ~5 minutes
 # of both cores to index). BENCH_PROFILE=DIR keeps heap profiles.
 bench-scale: build
-	$(GO) run $(GOFLAGS) ./scripts/bench -bin $(BIN) -scale -linux $(if $(BENCH_PROFILE),-heap-profile $(BENCH_PROFILE))
+	$(GO) run $(GOFLAGS) ./scripts/bench -bin $(BIN) -scale -linux -load-time 20s $(if $(BENCH_PROFILE),-heap-profile $(BENCH_PROFILE))
 
 # Retrieval quality on the public eval sets (testdata/eval/README.md): pinned
 # corpora (Go standard library, Debian docs and sources, npm packages, a Go

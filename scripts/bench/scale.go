@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dir2mcp/dir2mcp/lib/heapprof"
 	"github.com/dir2mcp/dir2mcp/lib/mcpclient"
 )
 
@@ -187,18 +189,9 @@ type indexed struct {
 // environment env, sampling the process's VmHWM.
 func indexRun(bin, corpus, state string, env []string, heapProfile string) (indexed, error) {
 	var ix indexed
-	cmd := exec.Command(bin, "index", "--dir", corpus, "--state-dir", state, "--json", "--non-interactive")
-	cmd.Env = append(os.Environ(), env...)
-	if heapProfile != "" {
-		cmd.Env = append(cmd.Env, "DIR2MCP_HEAP_PROFILE="+heapProfile)
-	}
-	cmd.Stderr = os.Stderr
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return ix, err
-	}
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
+	cmd, stdout, err := startDir2mcp(bin, env, heapProfile, "index", "--dir", corpus, "--state-dir", state, "--json", "--non-interactive")
+	if err != nil {
 		return ix, err
 	}
 	w := watchRSS(cmd.Process.Pid)
@@ -221,6 +214,22 @@ func indexRun(bin, corpus, state string, env []string, heapProfile string) (inde
 		return ix, fmt.Errorf("dir2mcp index: %v", err)
 	}
 	return ix, nil
+}
+
+// startDir2mcp starts bin with args and extra environment env (and the
+// heap profile file, if any), its stderr on ours, and returns its stdout.
+func startDir2mcp(bin string, env []string, heapProfile string, args ...string) (*exec.Cmd, io.ReadCloser, error) {
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), env...)
+	if heapProfile != "" {
+		cmd.Env = append(cmd.Env, heapprof.EnvVar+"="+heapProfile)
+	}
+	cmd.Stderr = os.Stderr
+	stdout, err := cmd.StdoutPipe()
+	if err == nil {
+		err = cmd.Start()
+	}
+	return cmd, stdout, err
 }
 
 // stateSizes sums the SQLite files (meta.sqlite with its WAL) and the
@@ -258,19 +267,11 @@ type upServer struct {
 // no-op scan has completed: connect is the time from start to the first
 // answered MCP call, settled to the index_complete event.
 func startUp(bin, corpus, state string, env []string, heapProfile string) (*upServer, error) {
-	cmd := exec.Command(bin, "up", "--dir", corpus, "--state-dir", state, "--json", "--non-interactive", "--listen", "127.0.0.1:0")
-	// Many clients on one address: the per-client rate limit is not what is measured.
-	cmd.Env = append(append(os.Environ(), env...), "DIR2MCP_SERVER_RATE_LIMIT_RPS=0")
-	if heapProfile != "" {
-		cmd.Env = append(cmd.Env, "DIR2MCP_HEAP_PROFILE="+heapProfile)
-	}
-	cmd.Stderr = os.Stderr
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
 	begin := time.Now()
-	if err := cmd.Start(); err != nil {
+	// Many clients on one address: the per-client rate limit is not what is measured.
+	cmd, stdout, err := startDir2mcp(bin, append(env, "DIR2MCP_SERVER_RATE_LIMIT_RPS=0"), heapProfile,
+		"up", "--dir", corpus, "--state-dir", state, "--json", "--non-interactive", "--listen", "127.0.0.1:0")
+	if err != nil {
 		return nil, err
 	}
 	u := &upServer{pid: cmd.Process.Pid}
