@@ -44,6 +44,9 @@ type Extractor struct {
 	// Read returns a document's bytes instead of reading Root/RelPath
 	// (a worker on another host reads them from a stream); nil reads the file.
 	Read func(record.Document) ([]byte, error)
+	// InCommit runs inside each commit's transaction, after the documents
+	// (a replica records the stream position it applied, atomically).
+	InCommit func(*store.Tx) error
 
 	roots    map[string]*rootfs.Root
 	mu       sync.Mutex
@@ -250,6 +253,9 @@ func (x *Extractor) commit(ctx context.Context, batch []result) error {
 				return fmt.Errorf("%s: %w", batch[i].doc.RelPath, err)
 			}
 			added = append(added, c...)
+		}
+		if x.InCommit != nil {
+			return x.InCommit(tx)
 		}
 		return nil
 	})

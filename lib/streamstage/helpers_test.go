@@ -52,17 +52,8 @@ func connect(t *testing.T, c *streamtest.Cluster, subject string) (*stream.Conn,
 }
 
 func writeTree(t *testing.T, files map[string]string) string {
-	t.Helper()
 	root := t.TempDir()
-	for p, s := range files {
-		full := filepath.Join(root, p)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeTreeAt(t, root, files)
 	return root
 }
 
@@ -131,3 +122,16 @@ func messages(t *testing.T, conn *stream.Conn, subject string) [][]byte {
 }
 
 func removeAll(dir string) error { return os.RemoveAll(dir) }
+
+func writeTreeAt(t *testing.T, root string, files map[string]string) {
+	t.Helper()
+	for p, s := range files {
+		full := filepath.Join(root, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

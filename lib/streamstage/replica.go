@@ -1,0 +1,271 @@
+package streamstage
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/dir2mcp/dir2mcp/lib/embed"
+	"github.com/dir2mcp/dir2mcp/lib/errcode"
+	"github.com/dir2mcp/dir2mcp/lib/events"
+	"github.com/dir2mcp/dir2mcp/lib/indexer"
+	"github.com/dir2mcp/dir2mcp/lib/record"
+	"github.com/dir2mcp/dir2mcp/lib/state"
+	"github.com/dir2mcp/dir2mcp/lib/store"
+	"github.com/dir2mcp/dir2mcp/lib/stream"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Replica materializes an index in its own state dir from the records on a
+// chunks subject: representation records (documents, representations,
+// chunks, through the same writer as an in-process extract) and vector
+// records (attached to every pending chunk with the same embedder input).
+// The last applied stream sequence is stored in the same transaction as the
+// data, so after a restart the replica resumes after it and reads nothing it
+// already applied.
+type Replica struct {
+	Conn      *stream.Conn
+	Subject   string // the chunks subject extract publishes on
+	Store     *store.Store
+	Dir       state.Dir
+	Extractor *indexer.Extractor        // its Store is Store
+	Embedders map[string]embed.Embedder // the configured models (IDs of the vectors to take)
+	Events    *events.Emitter
+
+	stream   string
+	applied  atomic.Uint64 // last stream sequence applied
+	lag      atomic.Uint64 // records on the stream not yet applied
+	reread   atomic.Int64  // records received at or below the stored position
+	received atomic.Int64
+	caught   atomic.Bool
+	emb      *indexer.Embedding
+	cache    map[string]*stored
+}
+
+// Status is what stats reports about a replica.
+type Status struct {
+	Source     string `json:"source"`      // the subject
+	Stream     string `json:"stream"`      // the stream it is stored in
+	AppliedSeq uint64 `json:"applied_seq"` // last stream sequence applied
+	Lag        uint64 `json:"lag"`         // records not yet applied
+	Reread     int64  `json:"reread"`      // records received that were already applied (0 unless the position was lost)
+	Received   int64  `json:"received"`    // records received since start
+	CaughtUp   bool   `json:"caught_up"`
+}
+
+// Status reports the replica's position and lag.
+func (r *Replica) Status() Status {
+	return Status{Source: r.Subject, Stream: r.stream, AppliedSeq: r.applied.Load(), Lag: r.lag.Load(),
+		Reread: r.reread.Load(), Received: r.received.Load(), CaughtUp: r.caught.Load()}
+}
+
+func seqKey(stream string) string { return "stream_seq:" + stream }
+
+// Open finds the stream and the stored position.
+func (r *Replica) Open(ctx context.Context) error {
+	name, err := r.Conn.Ensure(ctx, r.Subject)
+	if err != nil {
+		return err
+	}
+	r.stream = name
+	if err := r.Store.EnsureStreamVectors(ctx); err != nil {
+		return err
+	}
+	v, err := r.Store.Setting(ctx, seqKey(name))
+	if err != nil {
+		return err
+	}
+	if v != "" {
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			return errcode.New(errcode.StoreCorrupt, "setting %s = %q is not a sequence", seqKey(name), v)
+		}
+		r.applied.Store(n)
+	}
+	r.cache = map[string]*stored{}
+	embs := map[string]embed.Embedder{}
+	for kind, e := range r.Embedders {
+		r.cache[kind] = &stored{model: e, vecs: map[string][]float32{}}
+		embs[kind] = r.cache[kind]
+	}
+	r.emb = &indexer.Embedding{Store: r.Store, Dir: r.Dir, Embedders: embs, Events: r.Events}
+	r.Extractor.Store = r.Store
+	return nil
+}
+
+// Run applies records until ctx ends, reconnecting its consumer after a
+// lost server.
+func (r *Replica) Run(ctx context.Context) error {
+	for ctx.Err() == nil {
+		err := r.follow(ctx)
+		if ctx.Err() != nil {
+			return nil
+		}
+		if errcode.Of(err) == errcode.StoreCorrupt || errcode.Of(err) == errcode.IndexLocked {
+			return err
+		}
+		r.Events.Emit(events.Warn, record.EvNotice, map[string]any{"kind": "replica", "message": "replica: " + err.Error() + "; retrying"})
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Second):
+		}
+	}
+	return nil
+}
+
+// follow reads from the position after the last applied record.
+func (r *Replica) follow(ctx context.Context) error {
+	cfg := jetstream.OrderedConsumerConfig{
+		FilterSubjects: []string{RepSubject(r.Subject), VectorSubject(r.Subject)},
+		DeliverPolicy:  jetstream.DeliverAllPolicy,
+	}
+	if n := r.applied.Load(); n > 0 {
+		cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, n+1
+	}
+	cons, err := r.Conn.JS.OrderedConsumer(ctx, r.stream, cfg)
+	if err != nil {
+		return err
+	}
+	for ctx.Err() == nil {
+		b, err := cons.Fetch(512, jetstream.FetchMaxWait(500*time.Millisecond))
+		if err != nil {
+			return err
+		}
+		var msgs []jetstream.Msg
+		for m := range b.Messages() {
+			msgs = append(msgs, m)
+		}
+		if err := b.Error(); err != nil && !errors.Is(err, jetstream.ErrNoMessages) && len(msgs) == 0 {
+			return err
+		}
+		if err := r.apply(ctx, msgs); err != nil {
+			return err
+		}
+		if info := cons.CachedInfo(); info != nil {
+			r.lag.Store(info.NumPending)
+			r.caught.Store(info.NumPending == 0 && len(msgs) == 0)
+		}
+	}
+	return nil
+}
+
+// apply stores one batch and its position in one transaction, then attaches
+// vectors to the chunks that wait for them.
+func (r *Replica) apply(ctx context.Context, msgs []jetstream.Msg) error {
+	var preps []indexer.Prepared
+	var vecs []record.Vector
+	last := r.applied.Load()
+	for _, m := range msgs {
+		md, err := m.Metadata()
+		if err != nil {
+			return err
+		}
+		seq := md.Sequence.Stream
+		if seq <= r.applied.Load() {
+			r.reread.Add(1)
+			continue
+		}
+		r.received.Add(1)
+		last = seq
+		if err := r.decode(m, &preps, &vecs); err != nil {
+			r.Events.Emit(events.Error, record.EvRecordParked, map[string]any{
+				"code": string(errcode.RecordInvalid), "message": err.Error(), "subject": m.Subject(), "stream_seq": seq,
+				"dead_letter_subject": "", "action": "skipped by the replica"})
+		}
+	}
+	if last == r.applied.Load() {
+		return nil
+	}
+	inTx := func(tx *store.Tx) error {
+		for _, v := range vecs {
+			if err := tx.PutStreamVector(v.Key, v.Model, v.Vector); err != nil {
+				return err
+			}
+		}
+		return tx.SetSetting(seqKey(r.stream), strconv.FormatUint(last, 10))
+	}
+	var err error
+	if len(preps) > 0 {
+		r.Extractor.InCommit = inTx
+		err = r.Extractor.Apply(ctx, preps)
+	} else {
+		err = r.Store.Update(ctx, inTx)
+	}
+	if err != nil {
+		return err
+	}
+	r.applied.Store(last)
+	return r.attach(ctx)
+}
+
+func (r *Replica) decode(m jetstream.Msg, preps *[]indexer.Prepared, vecs *[]record.Vector) error {
+	switch m.Subject() {
+	case RepSubject(r.Subject):
+		var p indexer.Prepared
+		if err := record.Decode(m.Data(), record.TypeRepresentation, &p); err != nil {
+			return err
+		}
+		*preps = append(*preps, p)
+	default:
+		v := record.NewVector()
+		if err := record.Decode(m.Data(), record.TypeVector, &v); err != nil {
+			return err
+		}
+		*vecs = append(*vecs, v)
+	}
+	return nil
+}
+
+// attach embeds, from the received vectors, every pending chunk whose
+// embedder input has one.
+func (r *Replica) attach(ctx context.Context) error {
+	for kind, c := range r.cache {
+		var recs []record.Chunk
+		var after int64
+		for {
+			pcs, err := r.Store.PendingChunks(ctx, kind, after, 2048)
+			if err != nil {
+				return err
+			}
+			if len(pcs) == 0 {
+				break
+			}
+			keys := make([]string, len(pcs))
+			chunks := make([]record.Chunk, len(pcs))
+			for i, p := range pcs {
+				ch := record.NewChunk()
+				ch.ChunkID, ch.Text, ch.Context, ch.IndexKind, ch.RelPath, ch.DocType, ch.Lang =
+					p.ChunkID, p.Text, p.Context, p.IndexKind, p.RelPath, p.DocType, p.Lang
+				chunks[i], keys[i] = ch, indexer.VectorKey(indexer.EmbedInput(ch))
+			}
+			found, err := r.Store.StreamVectors(ctx, c.ID(), keys)
+			if err != nil {
+				return err
+			}
+			m := map[string][]float32{}
+			for i, k := range keys {
+				if v, ok := found[k]; ok && len(v) == c.Dim() {
+					m[k] = v
+					recs = append(recs, chunks[i])
+				}
+			}
+			c.put(m)
+			after = pcs[len(pcs)-1].ChunkID
+		}
+		if len(recs) == 0 {
+			continue
+		}
+		in := make(chan record.Chunk, len(recs))
+		for _, ch := range recs {
+			in <- ch
+		}
+		close(in)
+		if err := r.emb.RunRecords(ctx, in); err != nil {
+			return fmt.Errorf("attach vectors: %w", err)
+		}
+	}
+	return nil
+}
