@@ -172,6 +172,7 @@ func (s *service) open(status func(context.Context) indexer.Status) error {
 	s.mcp = &mcpserver.Server{
 		Engine: s.engine, Store: s.store, Root: e.root, Dir: e.dir, Exclude: ex, Config: cfg, Models: s.models,
 		Status: status, Logger: serverLogger(e), Events: e.ev, Providers: providers,
+		Replica:  e.replica,
 		ReadOnly: hasFlag(e.cmd, "read-only") && e.cmd.Bool("read-only"),
 		Audit:    s.audit,
 		Pending: func() {

@@ -250,7 +250,8 @@ func ServeCommand() *ucli.Command {
 		Usage: "serve an existing state dir over MCP: Streamable HTTP, or stdin/stdout with --stdio (no indexing)",
 		Description: "Reads the index while other processes (dir2mcp-extract, dir2mcp-embed, cron jobs) write it; " +
 			"new chunks and vector files are picked up without a restart.",
-		Flags:  serverFlags(),
+		Flags: append(serverFlags(),
+			fromFlag("be a replica: build and follow this state dir's index from the chunk subject extract and embed publish on")),
 		Action: runServe,
 	}
 }
@@ -265,6 +266,14 @@ func runServe(ctx context.Context, cmd *ucli.Command) error {
 		return err
 	}
 	defer st.Close()
+	replicaErr := make(chan error, 1)
+	if cmd.String("from") != "" {
+		stop, err := startReplica(ctx, e, cmd, st, replicaErr)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
 	svc, err := startService(ctx, e, st, nil)
 	if err != nil {
 		return err
@@ -276,6 +285,8 @@ func runServe(ctx context.Context, cmd *ucli.Command) error {
 	select {
 	case <-ctx.Done():
 		return nil
+	case err := <-replicaErr:
+		return err
 	case err := <-svc.served:
 		if err != nil {
 			return errcode.Wrap(errcode.BindFailed, err, "server stopped: %v", err)

@@ -8,6 +8,7 @@ import (
 	"github.com/dir2mcp/dir2mcp/lib/indexer"
 	"github.com/dir2mcp/dir2mcp/lib/models/embedders"
 	"github.com/dir2mcp/dir2mcp/lib/record"
+	"github.com/dir2mcp/dir2mcp/lib/store"
 	"github.com/dir2mcp/dir2mcp/lib/stream"
 	"github.com/dir2mcp/dir2mcp/lib/streamstage"
 	ucli "github.com/urfave/cli/v3"
@@ -139,3 +140,40 @@ func sameServers(a, b stream.Endpoint) bool {
 	return true
 }
 
+// startReplica makes serve a replica: it takes the writer locks of its
+// state dir and applies the records of --from in the background. Errors
+// that stop it arrive on errs; stop ends it and releases the locks.
+func startReplica(ctx context.Context, e *env, cmd *ucli.Command, st *store.Store, errs chan<- error) (stop func(), err error) {
+	release, err := indexer.Lock(e.dir)
+	if err != nil {
+		return nil, err
+	}
+	c, ep, err := dial("--from", cmd.String("from"), "dir2mcp-serve")
+	if err != nil {
+		release()
+		return nil, err
+	}
+	embs, err := embedders.Open(e.cfg)
+	if err != nil {
+		c.Close()
+		release()
+		return nil, err
+	}
+	r := &streamstage.Replica{Conn: c, Subject: ep.Subject, Store: st, Dir: e.dir, Embedders: embs, Events: e.ev,
+		Extractor: &indexer.Extractor{Config: e.cfg, Events: e.ev}}
+	if err := r.Open(ctx); err != nil {
+		c.Close()
+		release()
+		return nil, err
+	}
+	e.replica = func() any { return r.Status() }
+	rctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := r.Run(rctx); err != nil {
+			errs <- err
+		}
+	}()
+	return func() { cancel(); <-done; c.Close(); release() }, nil
+}

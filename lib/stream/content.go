@@ -31,6 +31,15 @@ func ContentBucket(subject string) string { return StreamName(subject) + "_conte
 // Content opens (creating if missing) the content bucket of subject.
 func (c *Conn) Content(ctx context.Context, subject string) (*Content, error) {
 	name := ContentBucket(subject)
+	var obj jetstream.ObjectStore
+	err := retry(ctx, func() (err error) { obj, err = c.openBucket(ctx, name); return err })
+	if err != nil {
+		return nil, errcode.Wrap(errcode.StreamUnavailable, err, "nats: object store %s: %v", name, err)
+	}
+	return &Content{obj: obj}, nil
+}
+
+func (c *Conn) openBucket(ctx context.Context, name string) (jetstream.ObjectStore, error) {
 	obj, err := c.JS.ObjectStore(ctx, name)
 	if errors.Is(err, jetstream.ErrBucketNotFound) {
 		obj, err = c.JS.CreateObjectStore(ctx, jetstream.ObjectStoreConfig{
@@ -41,10 +50,7 @@ func (c *Conn) Content(ctx context.Context, subject string) (*Content, error) {
 			obj, err = c.JS.ObjectStore(ctx, name)
 		}
 	}
-	if err != nil {
-		return nil, errcode.Wrap(errcode.StreamUnavailable, err, "nats: object store %s: %v", name, err)
-	}
-	return &Content{obj: obj}, nil
+	return obj, err
 }
 
 // ObjectName is the object key of a "sha256:<hex>" content hash.
@@ -53,10 +59,14 @@ func ObjectName(contentHash string) string { return strings.TrimPrefix(contentHa
 // Put stores data under its hash unless an object of that name exists.
 func (c *Content) Put(ctx context.Context, contentHash string, data []byte) error {
 	name := ObjectName(contentHash)
-	if _, err := c.obj.GetInfo(ctx, name); err == nil {
-		return nil
-	}
-	if _, err := c.obj.PutBytes(ctx, name, data); err != nil {
+	err := retry(ctx, func() error {
+		if _, err := c.obj.GetInfo(ctx, name); err == nil {
+			return nil
+		}
+		_, err := c.obj.PutBytes(ctx, name, data)
+		return err
+	})
+	if err != nil {
 		return errcode.Wrap(errcode.StreamUnavailable, err, "nats: store content %s: %v", name, err)
 	}
 	return nil
@@ -65,8 +75,16 @@ func (c *Content) Put(ctx context.Context, contentHash string, data []byte) erro
 // Get returns the bytes stored under name. A missing object is
 // FILE_NOT_FOUND.
 func (c *Content) Get(ctx context.Context, name string) ([]byte, error) {
-	b, err := c.obj.GetBytes(ctx, name)
-	if errors.Is(err, jetstream.ErrObjectNotFound) {
+	var b []byte
+	missing := false
+	err := retry(ctx, func() (err error) {
+		b, err = c.obj.GetBytes(ctx, name)
+		if missing = errors.Is(err, jetstream.ErrObjectNotFound); missing {
+			return nil
+		}
+		return err
+	})
+	if missing {
 		return nil, errcode.New(errcode.FileNotFound, "content object %s is not in the bucket", name)
 	}
 	if err != nil {

@@ -22,7 +22,12 @@ func StreamName(subject string) string { return strings.ReplaceAll(subject, ".",
 // file storage, limits retention (so workers and replicas read the same
 // records), subjects subject and subject.> (the dead-letter and companion
 // subjects), replicated on up to three servers of the cluster.
-func (c *Conn) Ensure(ctx context.Context, subject string) (string, error) {
+func (c *Conn) Ensure(ctx context.Context, subject string) (name string, err error) {
+	err = retry(ctx, func() (err error) { name, err = c.ensure(ctx, subject); return err })
+	return name, err
+}
+
+func (c *Conn) ensure(ctx context.Context, subject string) (string, error) {
 	if name, err := c.JS.StreamNameBySubject(ctx, subject); err == nil {
 		return name, nil
 	} else if !errors.Is(err, jetstream.ErrStreamNotFound) {

@@ -45,6 +45,10 @@ type Out struct {
 // every one (a duplicate counts as acknowledged: it is already stored).
 // Each carries a Nats-Msg-Id derived from its content unless ID is set.
 func (c *Conn) Publish(ctx context.Context, outs ...Out) error {
+	return retry(ctx, func() error { return c.publish(ctx, outs) })
+}
+
+func (c *Conn) publish(ctx context.Context, outs []Out) error {
 	futures := make([]jetstream.PubAckFuture, 0, len(outs))
 	for _, o := range outs {
 		body, err := Encode(o.Record)

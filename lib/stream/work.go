@@ -42,13 +42,17 @@ const retryDelay = 2 * time.Second
 
 // Consumer creates (or updates) the shared durable consumer and returns it.
 func (w *Work) Consumer(ctx context.Context) (jetstream.Consumer, error) {
-	cons, err := w.Conn.JS.CreateOrUpdateConsumer(ctx, w.Stream, jetstream.ConsumerConfig{
-		Durable:       w.Durable,
-		AckPolicy:     jetstream.AckExplicitPolicy,
-		AckWait:       w.AckWait,
-		FilterSubject: w.Subject,
-		MaxAckPending: 4096,
-		DeliverPolicy: jetstream.DeliverAllPolicy,
+	var cons jetstream.Consumer
+	err := retry(ctx, func() (err error) {
+		cons, err = w.Conn.JS.CreateOrUpdateConsumer(ctx, w.Stream, jetstream.ConsumerConfig{
+			Durable:       w.Durable,
+			AckPolicy:     jetstream.AckExplicitPolicy,
+			AckWait:       w.AckWait,
+			FilterSubject: w.Subject,
+			MaxAckPending: 4096,
+			DeliverPolicy: jetstream.DeliverAllPolicy,
+		})
+		return err
 	})
 	if err != nil {
 		return nil, errcode.Wrap(errcode.StreamUnavailable, err, "nats: consumer %s on %s: %v", w.Durable, w.Stream, err)

@@ -269,3 +269,9 @@ func (r *Replica) attach(ctx context.Context) error {
 	}
 	return nil
 }
+
+// String is the replica line of the stats summary.
+func (s Status) String() string {
+	return fmt.Sprintf("replica of %s (stream %s): applied through sequence %d, lag %d records, caught up %v",
+		s.Source, s.Stream, s.AppliedSeq, s.Lag, s.CaughtUp)
+}

@@ -1,0 +1,265 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/dir2mcp/dir2mcp/lib/store"
+	"github.com/dir2mcp/dir2mcp/lib/stream/streamtest"
+)
+
+// natsCorpus writes n generated files (a quarter Go code, the rest
+// markdown and text) of words drawn from a shared vocabulary, so searches
+// rank by real term statistics rather than ties.
+func natsCorpus(t *testing.T, n int) (root string, vocab []string) {
+	t.Helper()
+	root = t.TempDir()
+	rng := rand.New(rand.NewPCG(12, 34))
+	syll := []string{"ka", "lo", "mi", "ne", "ru", "sa", "to", "vi", "qu", "ze", "da", "po", "fi", "gu", "he"}
+	for range 1500 {
+		w := ""
+		for range 2 + rng.IntN(3) {
+			w += syll[rng.IntN(len(syll))]
+		}
+		vocab = append(vocab, w)
+	}
+	for i := range n {
+		var b strings.Builder
+		var name string
+		switch i % 4 {
+		case 0:
+			name = fmt.Sprintf("src/pkg%02d/f%04d.go", i%37, i)
+			fmt.Fprintf(&b, "package pkg%02d\n\n", i%37)
+			for j := range 3 + rng.IntN(5) {
+				fmt.Fprintf(&b, "// %s %s %s\nfunc %s%d() string { return %q }\n\n", vocab[rng.IntN(len(vocab))],
+					vocab[rng.IntN(len(vocab))], vocab[rng.IntN(len(vocab))], strings.ToUpper(vocab[rng.IntN(len(vocab))][:1]), j,
+					vocab[rng.IntN(len(vocab))])
+			}
+		case 1, 2:
+			name = fmt.Sprintf("notes/d%02d/n%04d.md", i%23, i)
+			fmt.Fprintf(&b, "# %s %s\n\n", vocab[rng.IntN(len(vocab))], vocab[rng.IntN(len(vocab))])
+			for range 3 + rng.IntN(12) {
+				for range 6 + rng.IntN(10) {
+					b.WriteString(vocab[rng.IntN(len(vocab))] + " ")
+				}
+				b.WriteString("\n")
+			}
+		default:
+			name = fmt.Sprintf("logs/l%04d.txt", i)
+			for range 2 + rng.IntN(6) {
+				for range 5 + rng.IntN(8) {
+					b.WriteString(vocab[rng.IntN(len(vocab))] + " ")
+				}
+				b.WriteString("\n")
+			}
+		}
+		writeFile(t, filepath.Join(root, name), b.String())
+	}
+	return root, vocab
+}
+
+// indexSnapshot lists an index's live documents and chunks independent of
+// ids (a replica numbers its rows in its own order).
+func indexSnapshot(t *testing.T, stateDir string) (docs, chunks []string) {
+	t.Helper()
+	st, err := store.Open(context.Background(), stateDir, store.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	q := func(sql string, out *[]string) {
+		rows, err := st.ReadDB().Query(sql)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var a, b, c, d, e string
+			if err := rows.Scan(&a, &b, &c, &d, &e); err != nil {
+				t.Fatal(err)
+			}
+			*out = append(*out, strings.Join([]string{a, b, c, d, e}, "|"))
+		}
+	}
+	q(`SELECT rel_path, status, COALESCE(error_code,''), content_hash, title FROM documents WHERE deleted = 0`, &docs)
+	q(`SELECT d.rel_path, CAST(c.ordinal AS TEXT), c.text_hash, c.embedding_status, c.index_kind
+		FROM chunks c JOIN documents d ON d.doc_id = c.doc_id WHERE c.deleted = 0`, &chunks)
+	sort.Strings(docs)
+	sort.Strings(chunks)
+	return docs, chunks
+}
+
+type replicaStats struct {
+	Documents struct {
+		Total int64 `json:"total"`
+	} `json:"documents"`
+	Indexing struct {
+		ChunksTotal int64 `json:"chunks_total"`
+		EmbeddedOK  int64 `json:"embedded_ok"`
+		Pending     int64 `json:"pending"`
+	} `json:"indexing"`
+	Replica *struct {
+		AppliedSeq uint64 `json:"applied_seq"`
+		Lag        uint64 `json:"lag"`
+		Reread     int64  `json:"reread"`
+		CaughtUp   bool   `json:"caught_up"`
+	} `json:"replica"`
+}
+
+func stats(c *mcp) replicaStats {
+	c.t.Helper()
+	r := c.tool("dir2mcp.stats", map[string]any{})
+	var s replicaStats
+	if err := json.Unmarshal(r.StructuredContent, &s); err != nil {
+		c.t.Fatal(err)
+	}
+	return s
+}
+
+// topTen is a search's hits as path:lines, in rank order.
+func topTen(c *mcp, q string) []string {
+	var out []string
+	for _, h := range c.search(q, map[string]any{"k": 10}).Hits {
+		out = append(out, fmt.Sprintf("%s:%d-%d", h.RelPath, h.Span.StartLine, h.Span.EndLine))
+	}
+	return out
+}
+
+// The acceptance run of docs/scaling.md: a 3-node JetStream cluster on
+// loopback, one scanner, two extract and two embed workers, two serve
+// replicas. One worker of each kind is killed with SIGKILL mid-stream and
+// one NATS node is stopped; both replicas end up holding exactly the
+// documents and chunks of a single-machine `dir2mcp index` of the same tree
+// and answer 50 queries with the same top 10.
+func TestNATSClusterPipeline(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a NATS cluster and nine processes")
+	}
+	root, vocab := natsCorpus(t, 2000)
+	local := t.TempDir()
+	idx := start(t, "dir2mcp", nil, "index", "--dir", root, "--state-dir", local, "--json")
+	idx.wait("index_complete", 5*time.Minute)
+	wantDocs, wantChunks := indexSnapshot(t, local)
+
+	cluster := streamtest.Start(t, 3)
+	docs, chunks := cluster.URL("d2m.docs"), cluster.URL("d2m.chunks")
+	workDir := t.TempDir() // workers have no tree and no index of their own
+	var replicas []*mcp
+	for range 2 {
+		p := start(t, "dir2mcp-serve", nil, "--dir", t.TempDir(), "--state-dir", t.TempDir(), "--listen", "127.0.0.1:0",
+			"--json", "--from", chunks)
+		c := newMCP(t, p.connect())
+		c.initialize()
+		replicas = append(replicas, c)
+	}
+	worker := func(name, from, to string) *proc {
+		args := []string{"--dir", workDir, "--state-dir", t.TempDir(), "--json", "--from", from, "--ack-wait", "3s"}
+		if to != "" {
+			args = append(args, "--to", to)
+		}
+		return start(t, name, nil, args...)
+	}
+	ex1, em1 := worker("dir2mcp-extract", docs, chunks), worker("dir2mcp-embed", chunks, "")
+	worker("dir2mcp-extract", docs, chunks)
+	worker("dir2mcp-embed", chunks, "")
+	scan := start(t, "dir2mcp-scan", nil, "--dir", root, "--state-dir", t.TempDir(), "--json", "--to", docs)
+	select {
+	case err := <-scan.done:
+		if err != nil || !strings.Contains(scan.stderr.String(), `"new":2000`) {
+			t.Fatalf("scan: %v\n%s", err, scan.stderr.String())
+		}
+	case <-time.After(2 * time.Minute):
+		t.Fatal("scan did not finish within 2 minutes")
+	}
+
+	// Mid-stream: the first replica has seen chunks but not all of them.
+	deadline := time.Now().Add(time.Minute)
+	for s := stats(replicas[0]); s.Indexing.ChunksTotal == 0; s = stats(replicas[0]) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no chunks reached the replica within a minute: %+v\nextract stderr:\n%s", s, ex1.stderr.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	s := stats(replicas[0])
+	t.Logf("killing one extract and one embed worker at %d/%d chunks (%d embedded), stopping NATS node 3",
+		s.Indexing.ChunksTotal, len(wantChunks), s.Indexing.EmbeddedOK)
+	for _, p := range []*proc{ex1, em1} {
+		if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cluster.Stop(2)
+
+	for i, c := range replicas {
+		deadline := time.Now().Add(3 * time.Minute)
+		for {
+			s := stats(c)
+			if s.Replica != nil && s.Replica.CaughtUp && s.Indexing.Pending == 0 &&
+				s.Documents.Total == int64(len(wantDocs)) && s.Indexing.ChunksTotal == int64(len(wantChunks)) {
+				if s.Replica.Reread != 0 {
+					t.Errorf("replica %d re-read %d records", i+1, s.Replica.Reread)
+				}
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("replica %d did not converge: %+v (want %d documents, %d chunks)", i+1, s, len(wantDocs), len(wantChunks))
+			}
+			time.Sleep(250 * time.Millisecond)
+		}
+	}
+	for i, c := range replicas {
+		d, ch := indexSnapshot(t, statsDir(t, c))
+		if strings.Join(d, "\n") != strings.Join(wantDocs, "\n") {
+			t.Errorf("replica %d documents differ from the local index (%d vs %d)", i+1, len(d), len(wantDocs))
+		}
+		if strings.Join(ch, "\n") != strings.Join(wantChunks, "\n") {
+			t.Errorf("replica %d chunks differ from the local index (%d vs %d)", i+1, len(ch), len(wantChunks))
+		}
+	}
+
+	ref := start(t, "dir2mcp-serve", nil, "--dir", root, "--state-dir", local, "--listen", "127.0.0.1:0", "--json")
+	rc := newMCP(t, ref.connect())
+	rc.initialize()
+	rng := rand.New(rand.NewPCG(5, 6))
+	answered := 0
+	for q := range 50 {
+		query := vocab[rng.IntN(len(vocab))] + " " + vocab[rng.IntN(len(vocab))]
+		if q%3 == 0 {
+			query += " " + vocab[rng.IntN(len(vocab))]
+		}
+		want := topTen(rc, query)
+		if len(want) > 0 {
+			answered++
+		}
+		for i, c := range replicas {
+			if got := topTen(c, query); strings.Join(got, " ") != strings.Join(want, " ") {
+				t.Errorf("query %q: replica %d top 10\n  %v\nlocal\n  %v", query, i+1, got, want)
+			}
+		}
+	}
+	if answered < 45 {
+		t.Errorf("only %d of 50 queries had hits: the comparison says little", answered)
+	}
+}
+
+// statsDir is the state dir a server reports in stats.
+func statsDir(t *testing.T, c *mcp) string {
+	t.Helper()
+	r := c.tool("dir2mcp.stats", map[string]any{})
+	var s struct {
+		StateDir string `json:"state_dir"`
+	}
+	if err := json.Unmarshal(r.StructuredContent, &s); err != nil || s.StateDir == "" {
+		t.Fatalf("stats state_dir: %v", err)
+	}
+	return s.StateDir
+}
+
