@@ -262,4 +262,3 @@ func statsDir(t *testing.T, c *mcp) string {
 	}
 	return s.StateDir
 }
-
