@@ -245,6 +245,25 @@ func TestNATSClusterPipeline(t *testing.T) {
 			}
 		}
 	}
+	// open_file on a replica, which has no copy of the tree: the stored
+	// copy, the same lines, and it says so.
+	for _, rel := range []string{"src/pkg00/f0000.go", "notes/d01/n0001.md"} {
+		want := rc.tool("dir2mcp.open_file", map[string]any{"rel_path": rel})
+		for i, c := range replicas {
+			got := c.tool("dir2mcp.open_file", map[string]any{"rel_path": rel})
+			var g, w struct {
+				Content string `json:"content"`
+				Stored  bool   `json:"stored"`
+			}
+			json.Unmarshal(got.StructuredContent, &g)
+			json.Unmarshal(want.StructuredContent, &w)
+			if got.IsError || !g.Stored || g.Content != w.Content || w.Content == "" ||
+				!strings.Contains(got.Content[0].Text, "not on this host") {
+				t.Errorf("replica %d open_file %s: error %v stored %v, content equal %v\n%s", i+1, rel, got.IsError, g.Stored,
+					g.Content == w.Content, got.Content[0].Text)
+			}
+		}
+	}
 	if answered < 45 {
 		t.Errorf("only %d of 50 queries had hits: the comparison says little", answered)
 	}

@@ -104,6 +104,9 @@ func runExtract(ctx context.Context, cmd *ucli.Command) error {
 	if cmd.String("from") != "" {
 		return extractStream(ctx, e, cmd)
 	}
+	if cmd.String("to") != "" {
+		return errcode.FieldError(errcode.ConfigInvalid, "--to", "--to nats:// needs --from nats:// (a worker reads and writes streams)")
+	}
 	lock, err := e.dir.TryLock(state.IndexLock)
 	if err != nil {
 		return err
@@ -172,6 +175,9 @@ func runEmbed(ctx context.Context, cmd *ucli.Command) error {
 	}
 	if cmd.String("from") != "" {
 		return embedStream(ctx, e, cmd)
+	}
+	if cmd.String("to") != "" {
+		return errcode.FieldError(errcode.ConfigInvalid, "--to", "--to nats:// needs --from nats:// (a worker reads and writes streams)")
 	}
 	input := cmd.String("input")
 	switch input {

@@ -28,6 +28,10 @@ type Prepared struct {
 	Archive     bool            `json:"archive,omitempty"`
 	Members     []Prepared      `json:"members,omitempty"`
 	Notes       []PreparedNote  `json:"notes,omitempty"`
+	// Object names the document's bytes in the stream's object store,
+	// "<bucket>/<object>" (omitted when the workers read a shared path):
+	// a replica keeps them to open files that are not on its host.
+	Object string `json:"object,omitempty"`
 }
 
 // PreparedRep is a representation; Content is nil for raw_text (the text is

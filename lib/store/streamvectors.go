@@ -2,7 +2,9 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"encoding/binary"
+	"errors"
 	"math"
 	"strings"
 )
@@ -11,15 +13,42 @@ import (
 // stream_vectors, keyed by what was embedded, until a chunk with that input
 // takes them; they are written in the same transaction as the stream
 // position, so a restarted replica neither loses nor re-reads one.
-const createStreamVectors = `CREATE TABLE IF NOT EXISTS stream_vectors (
-	key TEXT NOT NULL, model TEXT NOT NULL, vec BLOB NOT NULL, PRIMARY KEY (key, model))`
+//
+// stream_sources keeps the bytes of each document a replica indexed, so
+// open_file answers on a host that does not have the file.
+const createStreamTables = `CREATE TABLE IF NOT EXISTS stream_vectors (
+	key TEXT NOT NULL, model TEXT NOT NULL, vec BLOB NOT NULL, PRIMARY KEY (key, model));
+CREATE TABLE IF NOT EXISTS stream_sources (rel_path TEXT PRIMARY KEY, data BLOB NOT NULL)`
 
-// EnsureStreamVectors creates the stream_vectors table if missing.
-func (s *Store) EnsureStreamVectors(ctx context.Context) error {
+// EnsureStreamTables creates the tables of a replica if missing.
+func (s *Store) EnsureStreamTables(ctx context.Context) error {
 	return s.Update(ctx, func(tx *Tx) error {
-		_, err := tx.tx.Exec(createStreamVectors)
+		_, err := tx.tx.Exec(createStreamTables)
 		return err
 	})
+}
+
+// PutStreamSource stores a document's bytes (nil removes them).
+func (tx *Tx) PutStreamSource(relPath string, data []byte) error {
+	if data == nil {
+		_, err := tx.tx.Exec(`DELETE FROM stream_sources WHERE rel_path = ?`, relPath)
+		return err
+	}
+	_, err := tx.tx.Exec(`INSERT OR REPLACE INTO stream_sources(rel_path, data) VALUES (?, ?)`, relPath, data)
+	return err
+}
+
+// StreamSource returns the stored bytes of a document; ok is false when
+// there are none (or this is not a replica's store).
+func (s *Store) StreamSource(ctx context.Context, relPath string) (data []byte, ok bool, err error) {
+	err = s.rd.QueryRowContext(ctx, `SELECT data FROM stream_sources WHERE rel_path = ?`, relPath).Scan(&data)
+	if err != nil {
+		if errors.Is(err, sql.ErrNoRows) || strings.Contains(err.Error(), "no such table") {
+			return nil, false, nil
+		}
+		return nil, false, wrapRead(err, "read stored source")
+	}
+	return data, true, nil
 }
 
 // PutStreamVector stores the vector of key under model, replacing one.

@@ -92,3 +92,22 @@ func (c *Content) Get(ctx context.Context, name string) ([]byte, error) {
 	}
 	return b, nil
 }
+
+// Info reports whether an object exists (an error if not).
+func (c *Content) Info(ctx context.Context, name string) (*jetstream.ObjectInfo, error) {
+	return c.obj.GetInfo(ctx, name)
+}
+
+// OpenObject reads "<bucket>/<object>" (as a representation record names
+// a document's bytes).
+func (c *Conn) OpenObject(ctx context.Context, ref string) ([]byte, error) {
+	bucket, name, ok := strings.Cut(ref, "/")
+	if !ok {
+		return nil, errcode.New(errcode.RecordInvalid, "object reference %q is not <bucket>/<object>", ref)
+	}
+	var obj jetstream.ObjectStore
+	if err := retry(ctx, func() (err error) { obj, err = c.JS.ObjectStore(ctx, bucket); return err }); err != nil {
+		return nil, errcode.Wrap(errcode.StreamUnavailable, err, "nats: object store %s: %v", bucket, err)
+	}
+	return (&Content{obj: obj}).Get(ctx, name)
+}

@@ -133,6 +133,11 @@ func (x *Extract) one(ctx context.Context, body []byte) ([]stream.Out, error) {
 	if errcode.Code(p.Document.Code) == errcode.StreamUnavailable {
 		return nil, errcode.New(errcode.StreamUnavailable, "%s", p.Document.Reason) // retried
 	}
+	if p.Action == "replace" && p.Document.ContentHash != "" && !p.Archive {
+		if _, err := x.content.Info(ctx, stream.ObjectName(p.Document.ContentHash)); err == nil {
+			p.Object = stream.ContentBucket(x.Work.Subject) + "/" + stream.ObjectName(p.Document.ContentHash)
+		}
+	}
 	x.count(p)
 	outs := []stream.Out{{Subject: RepSubject(x.Out), Kind: kindRep, Record: p}}
 	for _, c := range p.ChunkRecords() {

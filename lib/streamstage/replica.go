@@ -71,7 +71,7 @@ func (r *Replica) Open(ctx context.Context) error {
 		return err
 	}
 	r.stream = name
-	if err := r.Store.EnsureStreamVectors(ctx); err != nil {
+	if err := r.Store.EnsureStreamTables(ctx); err != nil {
 		return err
 	}
 	v, err := r.Store.Setting(ctx, seqKey(name))
@@ -179,7 +179,16 @@ func (r *Replica) apply(ctx context.Context, msgs []jetstream.Msg) error {
 	if last == r.applied.Load() {
 		return nil
 	}
+	sources, err := r.sources(ctx, preps)
+	if err != nil {
+		return err
+	}
 	inTx := func(tx *store.Tx) error {
+		for rel, data := range sources {
+			if err := tx.PutStreamSource(rel, data); err != nil {
+				return err
+			}
+		}
 		for _, v := range vecs {
 			if err := tx.PutStreamVector(v.Key, v.Model, v.Vector); err != nil {
 				return err
@@ -187,7 +196,6 @@ func (r *Replica) apply(ctx context.Context, msgs []jetstream.Msg) error {
 		}
 		return tx.SetSetting(seqKey(r.stream), strconv.FormatUint(last, 10))
 	}
-	var err error
 	if len(preps) > 0 {
 		r.Extractor.InCommit = inTx
 		err = r.Extractor.Apply(ctx, preps)
@@ -199,6 +207,31 @@ func (r *Replica) apply(ctx context.Context, msgs []jetstream.Msg) error {
 	}
 	r.applied.Store(last)
 	return r.attach(ctx)
+}
+
+// sources fetches the bytes of the documents a batch replaces (nil for
+// the ones it removes), to store with them.
+func (r *Replica) sources(ctx context.Context, preps []indexer.Prepared) (map[string][]byte, error) {
+	out := map[string][]byte{}
+	for _, p := range preps {
+		switch {
+		case p.Object != "":
+			b, err := r.Conn.OpenObject(ctx, p.Object)
+			if errcode.Of(err) == errcode.FileNotFound {
+				continue // purged from the bucket: open_file will say the file is not here
+			}
+			if err != nil {
+				return nil, err
+			}
+			if b == nil {
+				b = []byte{}
+			}
+			out[p.Document.RelPath] = b
+		case p.Action != "touch":
+			out[p.Document.RelPath] = nil
+		}
+	}
+	return out, nil
 }
 
 func (r *Replica) decode(m jetstream.Msg, preps *[]indexer.Prepared, vecs *[]record.Vector) error {
