@@ -32,6 +32,10 @@ type Prepared struct {
 	// "<bucket>/<object>" (omitted when the workers read a shared path):
 	// a replica keeps them to open files that are not on its host.
 	Object string `json:"object,omitempty"`
+	// Ref, set instead of everything but Action and Document, names the
+	// full record in the object store ("<bucket>/<object>") when it is
+	// larger than a stream message may be.
+	Ref string `json:"ref,omitempty"`
 }
 
 // PreparedRep is a representation; Content is nil for raw_text (the text is

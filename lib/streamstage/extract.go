@@ -2,7 +2,9 @@ package streamstage
 
 import (
 	"context"
+
 	"fmt"
+	"github.com/dir2mcp/dir2mcp/lib/cache"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -139,7 +141,11 @@ func (x *Extract) one(ctx context.Context, body []byte) ([]stream.Out, error) {
 		}
 	}
 	x.count(p)
-	outs := []stream.Out{{Subject: RepSubject(x.Out), Kind: kindRep, Record: p}}
+	rep, err := x.fit(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	outs := []stream.Out{{Subject: RepSubject(x.Out), Kind: kindRep, Record: rep}}
 	for _, c := range p.ChunkRecords() {
 		outs = append(outs, stream.Out{Subject: x.Out, Kind: kindChunk, Record: c})
 	}
@@ -180,3 +186,25 @@ func parkedEvent(ev *events.Emitter, subject string, n *atomic.Int64) func(uint6
 		})
 	}
 }
+
+// fit returns p, or when its record is larger than a message may be (a
+// big document's chunk texts), a stub naming the full record, which is
+// stored in the content bucket.
+func (x *Extract) fit(ctx context.Context, p indexer.Prepared) (indexer.Prepared, error) {
+	body, err := stream.Encode(p)
+	if err != nil {
+		return p, err
+	}
+	if int64(len(body)) <= x.Work.Conn.NC.MaxPayload()-messageSlack {
+		return p, nil
+	}
+	name := "rep-" + stream.ObjectName(cache.ContentHash(body))
+	if err := x.content.Put(ctx, name, body); err != nil {
+		return p, err
+	}
+	return indexer.Prepared{Type: p.Type, V: p.V, Action: p.Action, Document: p.Document,
+		Ref: stream.ContentBucket(x.Work.Subject) + "/" + name}, nil
+}
+
+// messageSlack leaves room for headers under the server's max payload.
+const messageSlack = 16 << 10

@@ -170,7 +170,9 @@ func (r *Replica) apply(ctx context.Context, msgs []jetstream.Msg) error {
 		}
 		r.received.Add(1)
 		last = seq
-		if err := r.decode(m, &preps, &vecs); err != nil {
+		if err := r.decode(ctx, m, &preps, &vecs); errcode.Of(err) == errcode.StreamUnavailable {
+			return err // nothing is committed: the batch is read again
+		} else if err != nil {
 			r.Events.Emit(events.Error, record.EvRecordParked, map[string]any{
 				"code": string(errcode.RecordInvalid), "message": err.Error(), "subject": m.Subject(), "stream_seq": seq,
 				"dead_letter_subject": "", "action": "skipped by the replica"})
@@ -234,12 +236,22 @@ func (r *Replica) sources(ctx context.Context, preps []indexer.Prepared) (map[st
 	return out, nil
 }
 
-func (r *Replica) decode(m jetstream.Msg, preps *[]indexer.Prepared, vecs *[]record.Vector) error {
+func (r *Replica) decode(ctx context.Context, m jetstream.Msg, preps *[]indexer.Prepared, vecs *[]record.Vector) error {
 	switch m.Subject() {
 	case RepSubject(r.Subject):
 		var p indexer.Prepared
 		if err := record.Decode(m.Data(), record.TypeRepresentation, &p); err != nil {
 			return err
+		}
+		if p.Ref != "" { // too large for a message: the full record is an object
+			b, err := r.Conn.OpenObject(ctx, p.Ref)
+			if err != nil {
+				return err
+			}
+			p = indexer.Prepared{}
+			if err := record.Decode(b, record.TypeRepresentation, &p); err != nil {
+				return err
+			}
 		}
 		*preps = append(*preps, p)
 	default:

@@ -12,6 +12,7 @@ import (
 	"github.com/dir2mcp/dir2mcp/lib/embed/hashing"
 	"github.com/dir2mcp/dir2mcp/lib/events"
 	"github.com/dir2mcp/dir2mcp/lib/indexer"
+	"github.com/dir2mcp/dir2mcp/lib/record"
 	"github.com/dir2mcp/dir2mcp/lib/state"
 	"github.com/dir2mcp/dir2mcp/lib/store"
 	"github.com/dir2mcp/dir2mcp/lib/stream"
@@ -171,5 +172,51 @@ func TestReplicaMatchesLocalIndexAndResumes(t *testing.T) {
 	_, chunks := snapshot(t, r2.Store)
 	if len(chunks) != len(wantChunks)+2 {
 		t.Errorf("%d chunks after catching up, want %d", len(chunks), len(wantChunks)+2)
+	}
+}
+
+// A document whose representation record is larger than a stream message
+// may be travels as an object: the message is a stub naming it, and the
+// replica stores the whole document.
+func TestLargeRepresentationTravelsAsObject(t *testing.T) {
+	ctx := context.Background()
+	c := streamtest.Start(t, 1)
+	conn, _ := connect(t, c, "d2m.docs")
+	var big []byte
+	for i := 0; len(big) < 1_300_000; i++ {
+		big = fmt.Appendf(big, "Line %d of the long observing manual: calibrate the spectrograph before every run.\n\n", i)
+	}
+	root := writeTree(t, map[string]string{"manual.md": string(big)})
+	local := state.Resolve(root, t.TempDir())
+	lst := openStore(t, local)
+	if err := (&indexer.Job{Config: config.Default(), Root: root, Dir: local, Store: lst, Embedders: hashEmbedders(t), Events: events.Discard()}).Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	scanTo(t, conn, "d2m.docs", root)
+	if err := extractWorker(conn, "d2m.docs", "d2m.chunks", events.Discard()).Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	reps := messages(t, conn, RepSubject("d2m.chunks"))
+	var stub indexer.Prepared
+	if len(reps) != 1 || record.Decode(reps[0], record.TypeRepresentation, &stub) != nil || stub.Ref == "" || len(stub.Chunks) != 0 {
+		t.Fatalf("want one stub representation record naming an object, got %d records: %.200s", len(reps), reps)
+	}
+	rdir := state.Resolve(root, t.TempDir())
+	r := &Replica{Conn: conn, Subject: "d2m.chunks", Store: openStore(t, rdir), Dir: rdir, Embedders: hashEmbedders(t),
+		Extractor: &indexer.Extractor{Config: config.Default(), Events: events.Discard()}, Events: events.Discard()}
+	if err := r.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	go r.Run(cctx)
+	for !r.Status().CaughtUp && cctx.Err() == nil {
+		time.Sleep(50 * time.Millisecond)
+	}
+	cancel()
+	_, want := snapshot(t, lst)
+	_, got := snapshot(t, r.Store)
+	if len(got) != len(want) || len(want) < 100 {
+		t.Errorf("replica holds %d chunks of the large document, local index %d", len(got), len(want))
 	}
 }
