@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"net/http"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -213,6 +214,23 @@ func TestNATSClusterPipeline(t *testing.T) {
 				t.Fatalf("replica %d did not converge: %+v (want %d documents, %d chunks)", i+1, s, len(wantDocs), len(wantChunks))
 			}
 			time.Sleep(250 * time.Millisecond)
+		}
+	}
+	for i, c := range replicas {
+		resp, err := http.Get(strings.TrimSuffix(c.srv.url, "/mcp") + "/health")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var h struct {
+			Replica *struct {
+				Lag      *uint64 `json:"lag"`
+				CaughtUp bool    `json:"caught_up"`
+			} `json:"replica"`
+		}
+		json.NewDecoder(resp.Body).Decode(&h)
+		resp.Body.Close()
+		if h.Replica == nil || h.Replica.Lag == nil || *h.Replica.Lag != 0 || !h.Replica.CaughtUp {
+			t.Errorf("replica %d /health does not report lag 0: %+v", i+1, h.Replica)
 		}
 	}
 	for i, c := range replicas {

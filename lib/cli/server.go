@@ -236,7 +236,7 @@ func (s *service) listen() error {
 		SessionTimeout: cfg.Server.SessionInactivityTimeout.Std(), SessionMaxLifetime: cfg.Server.SessionMaxLifetime.Std(),
 		MaxBodyBytes: cfg.Server.MaxBodyBytes, RPS: rl.RPS, Burst: rl.Burst, LimitLoopback: rl.Loopback,
 		Payments: s.payments, Logger: serverLogger(e), SDKLogger: sdkLogger(e),
-		Tokens: s.tokens, Audit: s.audit,
+		Tokens: s.tokens, Audit: s.audit, Health: e.health(),
 	})
 	s.http = &http.Server{
 		Handler:           s.handler,

@@ -177,3 +177,11 @@ func startReplica(ctx context.Context, e *env, cmd *ucli.Command, st *store.Stor
 	}()
 	return func() { cancel(); <-done; c.Close(); release() }, nil
 }
+
+// health is the /health addition of a serve replica: its position and lag.
+func (e *env) health() func() map[string]any {
+	if e.replica == nil {
+		return nil
+	}
+	return func() map[string]any { return map[string]any{"replica": e.replica()} }
+}

@@ -42,7 +42,7 @@ func (w *Work) park(ctx context.Context, m jetstream.Msg, cause error) {
 		_ = m.NakWithDelay(retryDelay)
 		return
 	}
-	_ = m.TermWithReason(e.Message)
+	_ = m.Term() // the reason is in the dead letter's headers
 	if w.Parked != nil {
 		w.Parked(seq, cause)
 	}

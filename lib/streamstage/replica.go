@@ -118,8 +118,10 @@ func (r *Replica) Run(ctx context.Context) error {
 
 // follow reads from the position after the last applied record.
 func (r *Replica) follow(ctx context.Context) error {
+	// One wildcard filter rather than two subjects: servers before 2.10
+	// (Debian's nats-server) take a single filter.
 	cfg := jetstream.OrderedConsumerConfig{
-		FilterSubjects: []string{RepSubject(r.Subject), VectorSubject(r.Subject)},
+		FilterSubjects: []string{r.Subject + ".*"},
 		DeliverPolicy:  jetstream.DeliverAllPolicy,
 	}
 	if n := r.applied.Load(); n > 0 {
@@ -238,6 +240,12 @@ func (r *Replica) sources(ctx context.Context, preps []indexer.Prepared) (map[st
 
 func (r *Replica) decode(ctx context.Context, m jetstream.Msg, preps *[]indexer.Prepared, vecs *[]record.Vector) error {
 	switch m.Subject() {
+	case VectorSubject(r.Subject):
+		v := record.NewVector()
+		if err := record.Decode(m.Data(), record.TypeVector, &v); err != nil {
+			return err
+		}
+		*vecs = append(*vecs, v)
 	case RepSubject(r.Subject):
 		var p indexer.Prepared
 		if err := record.Decode(m.Data(), record.TypeRepresentation, &p); err != nil {
@@ -254,13 +262,8 @@ func (r *Replica) decode(ctx context.Context, m jetstream.Msg, preps *[]indexer.
 			}
 		}
 		*preps = append(*preps, p)
-	default:
-		v := record.NewVector()
-		if err := record.Decode(m.Data(), record.TypeVector, &v); err != nil {
-			return err
-		}
-		*vecs = append(*vecs, v)
 	}
+	// Anything else under the subject (its dead letters) is not the replica's.
 	return nil
 }
 
