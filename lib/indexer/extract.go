@@ -47,6 +47,9 @@ type Extractor struct {
 	// InCommit runs inside each commit's transaction, after the documents
 	// (a replica records the stream position it applied, atomically).
 	InCommit func(*store.Tx) error
+	// applying is the size of the batch Apply commits: InCommit runs only
+	// in a transaction holding all of it, not in the per-document retries.
+	applying int
 
 	roots    map[string]*rootfs.Root
 	mu       sync.Mutex
@@ -254,7 +257,7 @@ func (x *Extractor) commit(ctx context.Context, batch []result) error {
 			}
 			added = append(added, c...)
 		}
-		if x.InCommit != nil {
+		if x.InCommit != nil && len(batch) == x.applying {
 			return x.InCommit(tx)
 		}
 		return nil

@@ -153,9 +153,10 @@ func (p Prepared) ChunkRecords() []record.Chunk {
 	return out
 }
 
-// Apply stores prepared documents in one transaction (per document on
-// failure, like Run); Out is called for the chunks it adds,
-// with the ids this store gave them.
+// Apply stores prepared documents in one transaction, with InCommit; when
+// that transaction fails, each document is stored alone (a bad one recorded
+// as an error, like Run) and InCommit is not run: the caller repeats it.
+// Out is called for the chunks it adds, with the ids this store gave them.
 func (x *Extractor) Apply(ctx context.Context, ps []Prepared) error {
 	if x.Progress == nil {
 		x.Progress = &Progress{}
@@ -168,5 +169,7 @@ func (x *Extractor) Apply(ctx context.Context, ps []Prepared) error {
 		}
 		batch = append(batch, r)
 	}
+	x.applying = len(batch)
+	defer func() { x.applying = 0 }()
 	return x.commit(ctx, batch)
 }

@@ -182,3 +182,51 @@ func TestMalformedRecordIsParked(t *testing.T) {
 			info.NumPending, info.NumAckPending, info.NumRedelivered)
 	}
 }
+
+// With --content path the scanner stores no bytes: workers read the shared
+// root. A chunk record of an unknown index kind is parked by the embed
+// worker like any unreadable record.
+func TestSharedPathAndEmbedParking(t *testing.T) {
+	c := streamtest.Start(t, 1)
+	conn, _ := connect(t, c, "d2m.docs")
+	root := writeTree(t, map[string]string{"a.md": "# A\n\nshared file system text"})
+	ctx := context.Background()
+	p := &DocPublisher{Conn: conn, Subject: "d2m.docs", Shared: true}
+	if err := p.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	d := record.NewDocument()
+	d.Root, d.RelPath, d.DocType, d.Change, d.Status, d.SourceType = root, "a.md", record.DocMarkdown, record.ChangeNew, record.StatusOK, record.SourceFile
+	if err := p.Publish(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.JS.ObjectStore(ctx, stream.ContentBucket("d2m.docs")); err == nil {
+		t.Error("--content path created a content bucket")
+	}
+	if err := extractWorker(conn, "d2m.docs", "d2m.chunks", events.Discard()).Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	chunks := messages(t, conn, "d2m.chunks")
+	if len(chunks) != 1 || !strings.Contains(string(chunks[0]), "shared file system text") {
+		t.Fatalf("chunks from the shared path: %q", chunks)
+	}
+	if _, err := conn.JS.Publish(ctx, "d2m.chunks", []byte(`{"type":"chunk","v":"1.0","index_kind":"pictures","text":"x"}`)); err != nil {
+		t.Fatal(err)
+	}
+	ev := &syncBuffer{}
+	e := &Embed{Work: stream.Work{Conn: conn, Subject: "d2m.chunks", Durable: "embed", AckWait: 2e9, Batch: 8, IdleExit: true},
+		Out: VectorSubject("d2m.chunks"), Embedders: hashEmbedders(t), Events: events.NewJSON(ev)}
+	if err := e.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if e.Embedded() != 1 || len(messages(t, conn, VectorSubject("d2m.chunks"))) != 1 {
+		t.Errorf("embedded %d, want 1", e.Embedded())
+	}
+	dead := messages(t, conn, stream.DeadSubject("d2m.chunks"))
+	if len(dead) != 1 || !strings.Contains(ev.String(), `unknown index_kind \"pictures\"`) {
+		t.Errorf("dead letters %q; events:\n%s", dead, ev.String())
+	}
+}

@@ -203,14 +203,26 @@ func (r *Replica) apply(ctx context.Context, msgs []jetstream.Msg) error {
 	if len(preps) > 0 {
 		r.Extractor.InCommit = inTx
 		err = r.Extractor.Apply(ctx, preps)
-	} else {
-		err = r.Store.Update(ctx, inTx)
+	}
+	if err == nil {
+		err = r.storePosition(ctx, last, inTx)
 	}
 	if err != nil {
 		return err
 	}
 	r.applied.Store(last)
 	return r.attach(ctx)
+}
+
+// storePosition commits inTx unless the batch's transaction already
+// stored position last (it did not when a document failed and the batch
+// was stored one document at a time).
+func (r *Replica) storePosition(ctx context.Context, last uint64, inTx func(*store.Tx) error) error {
+	v, err := r.Store.Setting(ctx, seqKey(r.stream))
+	if err != nil || v == strconv.FormatUint(last, 10) {
+		return err
+	}
+	return r.Store.Update(ctx, inTx)
 }
 
 // sources fetches the bytes of the documents a batch replaces (nil for
