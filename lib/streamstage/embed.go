@@ -29,18 +29,10 @@ type Embed struct {
 
 // Run works until ctx ends (or the consumer is drained, with IdleExit).
 func (e *Embed) Run(ctx context.Context) error {
-	c := e.Work.Conn
-	name, err := c.Ensure(ctx, e.Work.Subject)
-	if err != nil {
+	if err := wire(ctx, &e.Work, e.Out, e.handle, e.Events, &e.parked); err != nil {
 		return err
 	}
-	if _, err := c.Ensure(ctx, e.Out); err != nil {
-		return err
-	}
-	e.Work.Stream = name
-	e.Work.Handle = e.handle
-	e.Work.Parked = parkedEvent(e.Events, e.Work.Subject, &e.parked)
-	err = e.Work.Run(ctx)
+	err := e.Work.Run(ctx)
 	e.Events.Emit(events.Info, record.EvEmbedProgress, map[string]any{
 		"embedded_this_run": e.embedded.Load(), "errors": e.failed.Load(), "parked": e.parked.Load(),
 		"message": fmt.Sprintf("embed worker: %d chunks embedded, %d failed (retried), %d records parked",

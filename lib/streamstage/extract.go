@@ -40,21 +40,14 @@ type extractStats struct {
 
 // Run works until ctx ends (or the consumer is drained, with IdleExit).
 func (x *Extract) Run(ctx context.Context) error {
-	c := x.Work.Conn
-	name, err := c.Ensure(ctx, x.Work.Subject)
-	if err != nil {
+	if err := wire(ctx, &x.Work, x.Out, x.handle, x.Events, &x.stats.parked); err != nil {
 		return err
 	}
-	if _, err := c.Ensure(ctx, x.Out); err != nil {
+	var err error
+	if x.content, err = x.Work.Conn.Content(ctx, x.Work.Subject); err != nil {
 		return err
 	}
-	if x.content, err = c.Content(ctx, x.Work.Subject); err != nil {
-		return err
-	}
-	x.Work.Stream = name
 	x.Extractor.Read = func(d record.Document) ([]byte, error) { return x.read(ctx, d) }
-	x.Work.Handle = x.handle
-	x.Work.Parked = parkedEvent(x.Events, x.Work.Subject, &x.stats.parked)
 	if x.Work.Batch == 0 {
 		x.Work.Batch = 4 * runtime.GOMAXPROCS(0)
 	}
@@ -171,6 +164,21 @@ func (x *Extract) count(p indexer.Prepared) {
 		x.Events.Emit(events.Warn, record.EvFileError, map[string]any{"rel_path": n.RelPath, "code": n.Code, "message": n.Message})
 	}
 	s.chunks.Add(int64(len(p.ChunkRecords())))
+}
+
+// wire ensures a worker's input and output streams and connects its
+// handler and dead-letter events to w.
+func wire(ctx context.Context, w *stream.Work, out string, handle func(context.Context, []jetstream.Msg) []error,
+	ev *events.Emitter, parked *atomic.Int64) error {
+	name, err := w.Conn.Ensure(ctx, w.Subject)
+	if err != nil {
+		return err
+	}
+	if _, err := w.Conn.Ensure(ctx, out); err != nil {
+		return err
+	}
+	w.Stream, w.Handle, w.Parked = name, handle, parkedEvent(ev, w.Subject, parked)
+	return nil
 }
 
 // parkedEvent reports a record parked on subject's dead-letter subject as
