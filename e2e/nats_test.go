@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/dir2mcp/dir2mcp/lib/store"
+	"github.com/dir2mcp/dir2mcp/lib/stream"
 	"github.com/dir2mcp/dir2mcp/lib/stream/streamtest"
 )
 
@@ -216,6 +217,7 @@ func TestNATSClusterPipeline(t *testing.T) {
 			time.Sleep(250 * time.Millisecond)
 		}
 	}
+	logRedeliveries(t, cluster.URL("d2m.docs"), map[string]string{"d2m_docs": "dir2mcp-extract", "d2m_chunks": "dir2mcp-embed"})
 	for i, c := range replicas {
 		resp, err := http.Get(strings.TrimSuffix(c.srv.url, "/mcp") + "/health")
 		if err != nil {
@@ -298,4 +300,30 @@ func statsDir(t *testing.T, c *mcp) string {
 		t.Fatalf("stats state_dir: %v", err)
 	}
 	return s.StateDir
+}
+
+// logRedeliveries reports how many records the killed workers left to be
+// redelivered (informative: a worker killed between batches holds none).
+func logRedeliveries(t *testing.T, url string, consumers map[string]string) {
+	ep, err := stream.Parse("--from", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := stream.Connect(ep, "e2e")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for name, durable := range consumers {
+		cons, err := c.JS.Consumer(context.Background(), name, durable)
+		if err != nil {
+			t.Fatal(err)
+		}
+		info, err := cons.Info(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s/%s: %d delivered, %d redelivered, %d pending, %d unacknowledged", name, durable,
+			info.Delivered.Consumer, info.NumRedelivered, info.NumPending, info.NumAckPending)
+	}
 }

@@ -41,6 +41,7 @@ type Replica struct {
 	reread   atomic.Int64  // records received at or below the stored position
 	received atomic.Int64
 	caught   atomic.Bool
+	foreign  map[string]bool // vector models seen that are not the configured ones
 	emb      *indexer.Embedding
 	cache    map[string]*stored
 }
@@ -183,6 +184,7 @@ func (r *Replica) apply(ctx context.Context, msgs []jetstream.Msg) error {
 	if last == r.applied.Load() {
 		return nil
 	}
+	r.checkModels(vecs)
 	sources, err := r.sources(ctx, preps)
 	if err != nil {
 		return err
@@ -212,6 +214,25 @@ func (r *Replica) apply(ctx context.Context, msgs []jetstream.Msg) error {
 	}
 	r.applied.Store(last)
 	return r.attach(ctx)
+}
+
+// checkModels warns once per model when vectors arrive from an embedder
+// other than the one this replica is configured with: they are kept, but
+// no chunk takes them (vectors of different models are never mixed).
+func (r *Replica) checkModels(vecs []record.Vector) {
+	for _, v := range vecs {
+		c := r.cache[v.IndexKind]
+		if c == nil || c.ID() == v.Model || r.foreign[v.Model] {
+			continue
+		}
+		if r.foreign == nil {
+			r.foreign = map[string]bool{}
+		}
+		r.foreign[v.Model] = true
+		r.Events.Emit(events.Warn, record.EvNotice, map[string]any{"kind": v.IndexKind, "message": fmt.Sprintf(
+			"replica: the embed workers publish %s vectors but this replica searches with %s: its %s chunks stay pending until the configurations agree",
+			v.Model, c.ID(), v.IndexKind)})
+	}
 }
 
 // storePosition commits inTx unless the batch's transaction already

@@ -173,6 +173,15 @@ func TestReplicaMatchesLocalIndexAndResumes(t *testing.T) {
 	if len(chunks) != len(wantChunks)+2 {
 		t.Errorf("%d chunks after catching up, want %d", len(chunks), len(wantChunks)+2)
 	}
+	// A scanner given the replica's state dir sends only what changed.
+	changes := map[string]int{}
+	if _, err := indexer.Scan(ctx, config.Default(), indexer.ScanInput{Root: root, Dir: rdir, Store: r2.Store},
+		func(d record.Document) error { changes[d.Change]++; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if changes[record.ChangeUnchanged] != 63 || len(changes) != 1 {
+		t.Errorf("scan against the replica's index: %v, want 63 unchanged", changes)
+	}
 }
 
 // A document whose representation record is larger than a stream message
