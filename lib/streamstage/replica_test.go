@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -227,5 +228,40 @@ func TestLargeRepresentationTravelsAsObject(t *testing.T) {
 	_, got := snapshot(t, r.Store)
 	if len(got) != len(want) || len(want) < 100 {
 		t.Errorf("replica holds %d chunks of the large document, local index %d", len(got), len(want))
+	}
+}
+
+// Vectors from another embedding model are kept apart: the replica says
+// once that its chunks stay pending, and never attaches them.
+func TestReplicaWarnsOfForeignModel(t *testing.T) {
+	ctx := context.Background()
+	c := streamtest.Start(t, 1)
+	conn, _ := connect(t, c, "d2m.chunks")
+	if _, err := conn.Ensure(ctx, "d2m.chunks"); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		v := record.NewVector()
+		v.Model, v.IndexKind, v.Key, v.Vector = "other-model/3", record.KindText, fmt.Sprintf("sha256:%d", i), []float32{1, 0, 0}
+		if err := conn.Publish(ctx, stream.Out{Subject: VectorSubject("d2m.chunks"), Kind: kindVector, Record: v}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ev := &syncBuffer{}
+	dir := state.Resolve(t.TempDir(), t.TempDir())
+	r := &Replica{Conn: conn, Subject: "d2m.chunks", Store: openStore(t, dir), Dir: dir, Embedders: hashEmbedders(t),
+		Extractor: &indexer.Extractor{Config: config.Default(), Events: events.Discard()}, Events: events.NewJSON(ev)}
+	if err := r.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	cctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	go r.Run(cctx)
+	for !r.Status().CaughtUp && cctx.Err() == nil {
+		time.Sleep(50 * time.Millisecond)
+	}
+	cancel()
+	if n := strings.Count(ev.String(), "publish other-model/3 vectors but this replica searches with"); n != 1 {
+		t.Errorf("%d warnings about the foreign model, want 1:\n%s", n, ev.String())
 	}
 }

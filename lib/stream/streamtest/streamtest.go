@@ -27,9 +27,9 @@ type Cluster struct {
 }
 
 // Start runs n servers (n = 1: a standalone server) with their stores under
-// t.TempDir(), waits until they are ready (and, for a cluster, until
+// t.TempDir(), each with its options adjusted by opts (users, limits), waits until they are ready (and, for a cluster, until
 // JetStream has a meta leader), and stops them when the test ends.
-func Start(t testing.TB, n int) *Cluster {
+func Start(t testing.TB, n int, opts ...func(*server.Options)) *Cluster {
 	t.Helper()
 	c := &Cluster{t: t}
 	dir := t.TempDir()
@@ -51,6 +51,9 @@ func Start(t testing.TB, n int) *Cluster {
 					o.Routes = append(o.Routes, u)
 				}
 			}
+		}
+		for _, f := range opts {
+			f(o)
 		}
 		c.Nodes = append(c.Nodes, &Node{opts: o})
 	}
