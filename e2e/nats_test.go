@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -112,6 +113,7 @@ type replicaStats struct {
 		AppliedSeq uint64 `json:"applied_seq"`
 		Lag        uint64 `json:"lag"`
 		Reread     int64  `json:"reread"`
+		Received   int64  `json:"received"`
 		CaughtUp   bool   `json:"caught_up"`
 	} `json:"replica"`
 }
@@ -155,12 +157,19 @@ func TestNATSClusterPipeline(t *testing.T) {
 	docs, chunks := cluster.URL("d2m.docs"), cluster.URL("d2m.chunks")
 	workDir := t.TempDir() // workers have no tree and no index of their own
 	var replicas []*mcp
-	for range 2 {
-		p := start(t, "dir2mcp-serve", nil, "--dir", t.TempDir(), "--state-dir", t.TempDir(), "--listen", "127.0.0.1:0",
+	var replicaProcs []*proc
+	var replicaDirs []string
+	serveReplica := func(stateDir string) (*proc, *mcp) {
+		p := start(t, "dir2mcp-serve", nil, "--dir", t.TempDir(), "--state-dir", stateDir, "--listen", "127.0.0.1:0",
 			"--json", "--from", chunks)
 		c := newMCP(t, p.connect())
 		c.initialize()
-		replicas = append(replicas, c)
+		return p, c
+	}
+	for range 2 {
+		dir := t.TempDir()
+		p, c := serveReplica(dir)
+		replicas, replicaProcs, replicaDirs = append(replicas, c), append(replicaProcs, p), append(replicaDirs, dir)
 	}
 	worker := func(name, from, to string) *proc {
 		args := []string{"--dir", workDir, "--state-dir", t.TempDir(), "--json", "--from", from, "--ack-wait", "3s"}
@@ -201,21 +210,7 @@ func TestNATSClusterPipeline(t *testing.T) {
 	cluster.Stop(2)
 
 	for i, c := range replicas {
-		deadline := time.Now().Add(3 * time.Minute)
-		for {
-			s := stats(c)
-			if s.Replica != nil && s.Replica.CaughtUp && s.Indexing.Pending == 0 &&
-				s.Documents.Total == int64(len(wantDocs)) && s.Indexing.ChunksTotal == int64(len(wantChunks)) {
-				if s.Replica.Reread != 0 {
-					t.Errorf("replica %d re-read %d records", i+1, s.Replica.Reread)
-				}
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("replica %d did not converge: %+v (want %d documents, %d chunks)", i+1, s, len(wantDocs), len(wantChunks))
-			}
-			time.Sleep(250 * time.Millisecond)
-		}
+		converge(t, i+1, c, len(wantDocs), len(wantChunks))
 	}
 	logRedeliveries(t, cluster.URL("d2m.docs"), map[string]string{"d2m_docs": "dir2mcp-extract", "d2m_chunks": "dir2mcp-embed"})
 	for i, c := range replicas {
@@ -287,6 +282,63 @@ func TestNATSClusterPipeline(t *testing.T) {
 	if answered < 45 {
 		t.Errorf("only %d of 50 queries had hits: the comparison says little", answered)
 	}
+
+	// Replica 1 stops; the tree and the stream move on (a scan against
+	// replica 2's index sends 20 new files, the rest unchanged); restarted,
+	// replica 1 catches up without re-reading what it had applied.
+	replicaProcs[0].stop()
+	applied := indexSetting(t, replicaDirs[0], "stream_seq:d2m_chunks")
+	for i := range 20 {
+		writeFile(t, filepath.Join(root, fmt.Sprintf("late/l%02d.md", i)), fmt.Sprintf("# Late %d\n\n%s %s\n", i, vocab[i], vocab[i+1]))
+	}
+	rescan := start(t, "dir2mcp-scan", nil, "--dir", root, "--state-dir", replicaDirs[1], "--json", "--to", docs)
+	if err := <-rescan.done; err != nil || !strings.Contains(rescan.stderr.String(), `"new":20`) {
+		t.Fatalf("rescan: %v\n%s", err, rescan.stderr.String())
+	}
+	converge(t, 2, replicas[1], len(wantDocs)+20, len(wantChunks)+20)
+	_, again := serveReplica(replicaDirs[0])
+	s = converge(t, 1, again, len(wantDocs)+20, len(wantChunks)+20)
+	if s.Replica.Reread != 0 || s.Replica.Received == 0 || s.Replica.AppliedSeq <= applied {
+		t.Errorf("restarted replica: %+v (had applied through %d)", *s.Replica, applied)
+	}
+	t.Logf("restarted replica resumed after sequence %d: received %d records, re-read %d", applied, s.Replica.Received, s.Replica.Reread)
+}
+
+// converge waits until replica n holds docs documents and chunks chunks,
+// all embedded, with nothing left on the stream; a replica never re-reads.
+func converge(t *testing.T, n int, c *mcp, docs, chunks int) replicaStats {
+	t.Helper()
+	deadline := time.Now().Add(3 * time.Minute)
+	for {
+		s := stats(c)
+		if s.Replica != nil && s.Replica.CaughtUp && s.Indexing.Pending == 0 &&
+			s.Documents.Total == int64(docs) && s.Indexing.ChunksTotal == int64(chunks) {
+			if s.Replica.Reread != 0 {
+				t.Errorf("replica %d re-read %d records", n, s.Replica.Reread)
+			}
+			return s
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("replica %d did not converge: %+v (want %d documents, %d chunks)", n, s, docs, chunks)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+// indexSetting reads a settings value of a state dir's index.
+func indexSetting(t *testing.T, stateDir, key string) uint64 {
+	t.Helper()
+	st, err := store.Open(context.Background(), stateDir, store.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	v, err := st.Setting(context.Background(), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, _ := strconv.ParseUint(v, 10, 64)
+	return n
 }
 
 // statsDir is the state dir a server reports in stats.
