@@ -96,3 +96,38 @@ func (s *Store) StreamVectors(ctx context.Context, model string, keys []string) 
 	}
 	return out, nil
 }
+
+// PendingChunksOf returns the live pending chunks of the documents at
+// relPaths (a replica looking for the chunks a batch of vectors is for).
+func (s *Store) PendingChunksOf(ctx context.Context, relPaths []string) ([]PendingChunk, error) {
+	var out []PendingChunk
+	for len(relPaths) > 0 {
+		n := min(len(relPaths), 500)
+		args := make([]any, n)
+		for i, p := range relPaths[:n] {
+			args[i] = p
+		}
+		rows, err := s.rd.QueryContext(ctx, `
+SELECT c.chunk_id, c.text, c.context, c.index_kind, d.rel_path, d.doc_type, d.lang
+FROM documents d JOIN chunks c ON c.doc_id = d.doc_id
+WHERE d.rel_path IN (?`+strings.Repeat(",?", n-1)+`) AND c.embedding_status = 'pending' AND c.deleted = 0
+ORDER BY c.chunk_id`, args...)
+		if err != nil {
+			return nil, wrapRead(err, "read pending chunks")
+		}
+		for rows.Next() {
+			var p PendingChunk
+			if err := rows.Scan(&p.ChunkID, &p.Text, &p.Context, &p.IndexKind, &p.RelPath, &p.DocType, &p.Lang); err != nil {
+				rows.Close()
+				return nil, wrapRead(err, "read pending chunks")
+			}
+			out = append(out, p)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, wrapRead(err, "read pending chunks")
+		}
+		relPaths = relPaths[n:]
+	}
+	return out, nil
+}

@@ -94,7 +94,7 @@ func (r *Replica) Open(ctx context.Context) error {
 	}
 	r.emb = &indexer.Embedding{Store: r.Store, Dir: r.Dir, Embedders: embs, Events: r.Events}
 	r.Extractor.Store = r.Store
-	return nil
+	return r.attach(ctx, nil)
 }
 
 // Run applies records until ctx ends, reconnecting its consumer after a
@@ -213,7 +213,22 @@ func (r *Replica) apply(ctx context.Context, msgs []jetstream.Msg) error {
 		return err
 	}
 	r.applied.Store(last)
-	return r.attach(ctx)
+	paths := map[string]bool{}
+	for _, v := range vecs {
+		paths[v.RelPath] = true
+	}
+	for _, p := range preps {
+		addPaths(paths, p)
+	}
+	return r.attach(ctx, paths)
+}
+
+// addPaths adds the paths of a prepared document and its members.
+func addPaths(paths map[string]bool, p indexer.Prepared) {
+	paths[p.Document.RelPath] = true
+	for _, m := range p.Members {
+		addPaths(paths, m)
+	}
 }
 
 // checkModels warns once per model when vectors arrive from an embedder
@@ -300,55 +315,78 @@ func (r *Replica) decode(ctx context.Context, m jetstream.Msg, preps *[]indexer.
 	return nil
 }
 
-// attach embeds, from the received vectors, every pending chunk whose
-// embedder input has one.
-func (r *Replica) attach(ctx context.Context) error {
+// attach embeds, from the received vectors, every pending chunk of the
+// documents at paths (nil: of all documents, once at start, for a batch
+// committed just before a stop) whose embedder input has one.
+func (r *Replica) attach(ctx context.Context, paths map[string]bool) error {
+	pending, err := r.pending(ctx, paths)
+	if err != nil {
+		return err
+	}
 	for kind, c := range r.cache {
-		var recs []record.Chunk
-		var after int64
-		for {
-			pcs, err := r.Store.PendingChunks(ctx, kind, after, 2048)
-			if err != nil {
-				return err
+		var keys []string
+		var chunks []record.Chunk
+		for _, p := range pending {
+			if p.IndexKind != kind {
+				continue
 			}
-			if len(pcs) == 0 {
-				break
-			}
-			keys := make([]string, len(pcs))
-			chunks := make([]record.Chunk, len(pcs))
-			for i, p := range pcs {
-				ch := record.NewChunk()
-				ch.ChunkID, ch.Text, ch.Context, ch.IndexKind, ch.RelPath, ch.DocType, ch.Lang =
-					p.ChunkID, p.Text, p.Context, p.IndexKind, p.RelPath, p.DocType, p.Lang
-				chunks[i], keys[i] = ch, indexer.VectorKey(indexer.EmbedInput(ch))
-			}
-			found, err := r.Store.StreamVectors(ctx, c.ID(), keys)
-			if err != nil {
-				return err
-			}
-			m := map[string][]float32{}
-			for i, k := range keys {
-				if v, ok := found[k]; ok && len(v) == c.Dim() {
-					m[k] = v
-					recs = append(recs, chunks[i])
-				}
-			}
-			c.put(m)
-			after = pcs[len(pcs)-1].ChunkID
+			ch := record.NewChunk()
+			ch.ChunkID, ch.Text, ch.Context, ch.IndexKind, ch.RelPath, ch.DocType, ch.Lang =
+				p.ChunkID, p.Text, p.Context, p.IndexKind, p.RelPath, p.DocType, p.Lang
+			chunks, keys = append(chunks, ch), append(keys, indexer.VectorKey(indexer.EmbedInput(ch)))
 		}
-		if len(recs) == 0 {
+		if len(keys) == 0 {
 			continue
 		}
-		in := make(chan record.Chunk, len(recs))
-		for _, ch := range recs {
-			in <- ch
+		found, err := r.Store.StreamVectors(ctx, c.ID(), keys)
+		if err != nil {
+			return err
+		}
+		m := map[string][]float32{}
+		in := make(chan record.Chunk, len(chunks))
+		for i, k := range keys {
+			if v, ok := found[k]; ok && len(v) == c.Dim() {
+				m[k] = v
+				in <- chunks[i]
+			}
 		}
 		close(in)
+		if len(m) == 0 {
+			continue
+		}
+		c.put(m)
 		if err := r.emb.RunRecords(ctx, in); err != nil {
 			return fmt.Errorf("attach vectors: %w", err)
 		}
 	}
 	return nil
+}
+
+// pending lists the pending chunks of the documents at paths, or of all
+// documents when paths is nil.
+func (r *Replica) pending(ctx context.Context, paths map[string]bool) ([]store.PendingChunk, error) {
+	if paths != nil {
+		list := make([]string, 0, len(paths))
+		for p := range paths {
+			list = append(list, p)
+		}
+		return r.Store.PendingChunksOf(ctx, list)
+	}
+	var out []store.PendingChunk
+	for kind := range r.cache {
+		for after := int64(0); ; {
+			pcs, err := r.Store.PendingChunks(ctx, kind, after, 2048)
+			if err != nil {
+				return nil, err
+			}
+			if len(pcs) == 0 {
+				break
+			}
+			out = append(out, pcs...)
+			after = pcs[len(pcs)-1].ChunkID
+		}
+	}
+	return out, nil
 }
 
 // String is the replica line of the stats summary.
