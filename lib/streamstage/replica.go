@@ -42,8 +42,12 @@ type Replica struct {
 	received atomic.Int64
 	caught   atomic.Bool
 	foreign  map[string]bool // vector models seen that are not the configured ones
-	emb      *indexer.Embedding
-	cache    map[string]*stored
+	// dirty are the documents applied since the last attach.
+	dirty      map[string]bool
+	lastAttach time.Time
+	attachCost time.Duration
+	emb        *indexer.Embedding
+	cache      map[string]*stored
 }
 
 // Status is what stats reports about a replica.
@@ -147,9 +151,12 @@ func (r *Replica) follow(ctx context.Context) error {
 		if err := r.apply(ctx, msgs); err != nil {
 			return err
 		}
+		if err := r.attachDirty(ctx, len(msgs) == 0); err != nil {
+			return err
+		}
 		if info := cons.CachedInfo(); info != nil {
 			r.lag.Store(info.NumPending)
-			r.caught.Store(info.NumPending == 0 && len(msgs) == 0)
+			r.caught.Store(info.NumPending == 0 && len(msgs) == 0 && len(r.dirty) == 0)
 		}
 	}
 	return nil
@@ -213,15 +220,36 @@ func (r *Replica) apply(ctx context.Context, msgs []jetstream.Msg) error {
 		return err
 	}
 	r.applied.Store(last)
-	paths := map[string]bool{}
+	if r.dirty == nil {
+		r.dirty = map[string]bool{}
+	}
 	for _, v := range vecs {
-		paths[v.RelPath] = true
+		r.dirty[v.RelPath] = true
 	}
 	for _, p := range preps {
-		addPaths(paths, p)
+		addPaths(r.dirty, p)
 	}
-	return r.attach(ctx, paths)
+	return nil
 }
+
+// attachDirty attaches the vectors of the documents applied since the last
+// time, at most every attachEvery (or ten times as long as the last attach
+// took: each one rewrites the vector files), and at once when idle.
+func (r *Replica) attachDirty(ctx context.Context, idle bool) error {
+	if len(r.dirty) == 0 || (!idle && time.Since(r.lastAttach) < max(attachEvery, 10*r.attachCost)) {
+		return nil
+	}
+	start := time.Now()
+	if err := r.attach(ctx, r.dirty); err != nil {
+		return err
+	}
+	r.dirty, r.lastAttach, r.attachCost = nil, time.Now(), time.Since(start)
+	return nil
+}
+
+// attachEvery is the shortest interval between two attaches while records
+// keep arriving.
+const attachEvery = 2 * time.Second
 
 // addPaths adds the paths of a prepared document and its members.
 func addPaths(paths map[string]bool, p indexer.Prepared) {
