@@ -125,25 +125,8 @@ func TestReplicaMatchesLocalIndexAndResumes(t *testing.T) {
 		}
 		return r
 	}
-	catchUp := func(r *Replica) {
-		t.Helper()
-		cctx, cancel := context.WithCancel(ctx)
-		done := make(chan error, 1)
-		go func() { done <- r.Run(cctx) }()
-		deadline := time.Now().Add(30 * time.Second)
-		for !r.Status().CaughtUp && time.Now().Before(deadline) {
-			time.Sleep(50 * time.Millisecond)
-		}
-		cancel()
-		if err := <-done; err != nil {
-			t.Fatal(err)
-		}
-		if !r.Status().CaughtUp {
-			t.Fatalf("replica not caught up: %+v", r.Status())
-		}
-	}
 	r1 := replica()
-	catchUp(r1)
+	catchUp(t, r1)
 	wantDocs, wantChunks := snapshot(t, lst)
 	gotDocs, gotChunks := snapshot(t, r1.Store)
 	if fmt.Sprint(gotDocs) != fmt.Sprint(wantDocs) {
@@ -162,7 +145,7 @@ func TestReplicaMatchesLocalIndexAndResumes(t *testing.T) {
 	if r2.Status().AppliedSeq != first {
 		t.Fatalf("restarted replica resumes at %d, want %d", r2.Status().AppliedSeq, first)
 	}
-	catchUp(r2)
+	catchUp(t, r2)
 	st := r2.Status()
 	if st.Reread != 0 {
 		t.Errorf("restarted replica re-read %d already applied records, want 0", st.Reread)
@@ -217,13 +200,7 @@ func TestLargeRepresentationTravelsAsObject(t *testing.T) {
 	if err := r.Open(ctx); err != nil {
 		t.Fatal(err)
 	}
-	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	go r.Run(cctx)
-	for !r.Status().CaughtUp && cctx.Err() == nil {
-		time.Sleep(50 * time.Millisecond)
-	}
-	cancel()
+	catchUp(t, r)
 	_, want := snapshot(t, lst)
 	_, got := snapshot(t, r.Store)
 	if len(got) != len(want) || len(want) < 100 {
@@ -254,14 +231,28 @@ func TestReplicaWarnsOfForeignModel(t *testing.T) {
 	if err := r.Open(ctx); err != nil {
 		t.Fatal(err)
 	}
-	cctx, cancel := context.WithTimeout(ctx, 20*time.Second)
-	defer cancel()
-	go r.Run(cctx)
-	for !r.Status().CaughtUp && cctx.Err() == nil {
+	catchUp(t, r)
+	if n := strings.Count(ev.String(), "publish other-model/3 vectors but this replica searches with"); n != 1 {
+		t.Errorf("%d warnings about the foreign model, want 1:\n%s", n, ev.String())
+	}
+}
+
+// catchUp runs r until it has applied everything on its stream, then
+// stops it.
+func catchUp(t *testing.T, r *Replica) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- r.Run(ctx) }()
+	deadline := time.Now().Add(30 * time.Second)
+	for !r.Status().CaughtUp && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	cancel()
-	if n := strings.Count(ev.String(), "publish other-model/3 vectors but this replica searches with"); n != 1 {
-		t.Errorf("%d warnings about the foreign model, want 1:\n%s", n, ev.String())
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if !r.Status().CaughtUp {
+		t.Fatalf("replica not caught up: %+v", r.Status())
 	}
 }
