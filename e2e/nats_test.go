@@ -17,6 +17,7 @@ import (
 	"github.com/dir2mcp/dir2mcp/lib/store"
 	"github.com/dir2mcp/dir2mcp/lib/stream"
 	"github.com/dir2mcp/dir2mcp/lib/stream/streamtest"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // natsCorpus writes n generated files (a quarter Go code, the rest
@@ -179,7 +180,12 @@ func TestNATSClusterPipeline(t *testing.T) {
 		return start(t, name, nil, args...)
 	}
 	ex1, em1 := worker("dir2mcp-extract", docs, chunks), worker("dir2mcp-embed", chunks, "")
-	worker("dir2mcp-extract", docs, chunks)
+	ex2 := worker("dir2mcp-extract", docs, chunks)
+	// A malformed record ahead of the documents: parked, never blocking.
+	conn := natsConn(t, docs)
+	if _, err := conn.JS.Publish(context.Background(), "d2m.docs", []byte(`{"type":"document","v":"9.0"}`)); err != nil {
+		t.Fatal(err)
+	}
 	worker("dir2mcp-embed", chunks, "")
 	scan := start(t, "dir2mcp-scan", nil, "--dir", root, "--state-dir", t.TempDir(), "--json", "--to", docs)
 	select {
@@ -212,7 +218,16 @@ func TestNATSClusterPipeline(t *testing.T) {
 	for i, c := range replicas {
 		converge(t, i+1, c, len(wantDocs), len(wantChunks))
 	}
-	logRedeliveries(t, cluster.URL("d2m.docs"), map[string]string{"d2m_docs": "dir2mcp-extract", "d2m_chunks": "dir2mcp-embed"})
+	logRedeliveries(t, conn, map[string]string{"d2m_docs": "dir2mcp-extract", "d2m_chunks": "dir2mcp-embed"})
+	parked := ex1.stderr.String() + ex2.stderr.String()
+	if strings.Count(parked, `"event":"record_parked"`) != 1 || !strings.Contains(parked, `"code":"RECORD_INVALID"`) {
+		t.Errorf("want one record_parked event (RECORD_INVALID) from the extract workers:\n%.2000s", parked)
+	}
+	if info, err := conn.JS.Stream(context.Background(), "d2m_docs"); err != nil {
+		t.Fatal(err)
+	} else if st, err := info.Info(context.Background(), jetstream.WithSubjectFilter(stream.DeadSubject("d2m.docs"))); err != nil || st.State.Subjects[stream.DeadSubject("d2m.docs")] != 1 {
+		t.Errorf("dead-letter subject: %v %v, want the one bad record", st.State.Subjects, err)
+	}
 	for i, c := range replicas {
 		resp, err := http.Get(strings.TrimSuffix(c.srv.url, "/mcp") + "/health")
 		if err != nil {
@@ -354,9 +369,9 @@ func statsDir(t *testing.T, c *mcp) string {
 	return s.StateDir
 }
 
-// logRedeliveries reports how many records the killed workers left to be
-// redelivered (informative: a worker killed between batches holds none).
-func logRedeliveries(t *testing.T, url string, consumers map[string]string) {
+// natsConn connects the test itself to the cluster.
+func natsConn(t *testing.T, url string) *stream.Conn {
+	t.Helper()
 	ep, err := stream.Parse("--from", url)
 	if err != nil {
 		t.Fatal(err)
@@ -365,7 +380,17 @@ func logRedeliveries(t *testing.T, url string, consumers map[string]string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
+	if _, err := c.Ensure(context.Background(), ep.Subject); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return c
+}
+
+// logRedeliveries reports how many deliveries each consumer made: more than
+// the records on the stream means the killed workers' records were
+// redelivered (a worker killed between batches holds none).
+func logRedeliveries(t *testing.T, c *stream.Conn, consumers map[string]string) {
 	for name, durable := range consumers {
 		cons, err := c.JS.Consumer(context.Background(), name, durable)
 		if err != nil {
