@@ -30,6 +30,8 @@ type Store struct {
 	path string
 	rd   *sql.DB // read pool (query_only)
 	wr   *sql.DB // single writer connection; nil when read-only
+	// stats caches full-text document frequencies per generation.
+	stats termStats
 }
 
 // Options control how a Store is opened.

@@ -1,0 +1,153 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dir2mcp/dir2mcp/lib/lexical"
+)
+
+// termStats caches full-text document frequencies (how many chunks match a
+// term, within a set of columns) and the live chunk count, each stamped
+// with the generation and the time it was counted. A count of the
+// generation a reader's snapshot is at is exact for that snapshot (every
+// committed write bumps the generation), which is what ranking needs; term
+// selection also takes counts up to a minute old (see Fresh).
+type termStats struct {
+	mu   sync.Mutex
+	df   map[string]stamped // key: columns "\x00" term
+	live stamped
+}
+
+type stamped struct {
+	n   int64
+	gen Generation
+	at  time.Time
+	ok  bool
+}
+
+// maxCachedTerms bounds the cache; it starts over when full.
+const maxCachedTerms = 100000
+
+func dfKey(cols []string, term string) string {
+	return strings.Join(cols, " ") + "\x00" + term
+}
+
+// lookup returns the cached count of key if accept takes it.
+func (c *termStats) lookup(key string, accept func(stamped) bool) (int64, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.df[key]; ok && accept(e) {
+		return e.n, true
+	}
+	return 0, false
+}
+
+func (c *termStats) store(key string, e stamped) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.df == nil || len(c.df) >= maxCachedTerms {
+		c.df = map[string]stamped{}
+	}
+	c.df[key] = e
+}
+
+// reader is a read pool or a read transaction.
+type reader interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// countTerm counts the chunks matching term within cols.
+func countTerm(ctx context.Context, r reader, cols []string, term string) (int64, error) {
+	var n int64
+	err := r.QueryRowContext(ctx, "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?",
+		string(lexical.InColumns(lexical.Term(term), cols...))).Scan(&n)
+	return n, wrapRead(err, "count term")
+}
+
+// exactDocFreqs returns the document frequency of every term within cols
+// as of r's snapshot, which is at generation gen.
+func (s *Store) exactDocFreqs(ctx context.Context, r reader, gen Generation, cols, terms []string) ([]int64, error) {
+	out := make([]int64, len(terms))
+	now := time.Now()
+	for i, t := range terms {
+		key := dfKey(cols, t)
+		if n, ok := s.stats.lookup(key, func(e stamped) bool { return e.gen == gen }); ok {
+			out[i] = n
+			continue
+		}
+		n, err := countTerm(ctx, r, cols, t)
+		if err != nil {
+			return nil, err
+		}
+		s.stats.store(key, stamped{n: n, gen: gen, at: now, ok: true})
+		out[i] = n
+	}
+	return out, nil
+}
+
+// Fresh is how old a count TermStats may return is: term selection only
+// steers which rows get scored, so while indexing writes it need not
+// recount common words on every search.
+const Fresh = time.Minute
+
+// TermStats returns the document frequency of each term over all columns
+// and the number of live chunks, from counts of the current generation or
+// at most Fresh old; what it counts, it counts in one snapshot.
+func (s *Store) TermStats(ctx context.Context, terms []string) (map[string]int64, int64, error) {
+	var out map[string]int64
+	var live int64
+	err := s.inSnapshot(ctx, func(tx *sql.Tx, gen Generation) error {
+		now := time.Now()
+		usable := func(e stamped) bool { return e.ok && (e.gen == gen || now.Sub(e.at) < Fresh) }
+		s.stats.mu.Lock()
+		l := s.stats.live
+		s.stats.mu.Unlock()
+		if !usable(l) {
+			if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM chunks WHERE deleted = 0").Scan(&l.n); err != nil {
+				return wrapRead(err, "count chunks")
+			}
+			l = stamped{n: l.n, gen: gen, at: now, ok: true}
+			s.stats.mu.Lock()
+			s.stats.live = l
+			s.stats.mu.Unlock()
+		}
+		live = l.n
+		out = make(map[string]int64, len(terms))
+		for _, t := range terms {
+			key := dfKey(nil, t)
+			if n, ok := s.stats.lookup(key, usable); ok {
+				out[t] = n
+				continue
+			}
+			n, err := countTerm(ctx, tx, nil, t)
+			if err != nil {
+				return err
+			}
+			s.stats.store(key, stamped{n: n, gen: gen, at: now, ok: true})
+			out[t] = n
+		}
+		return nil
+	})
+	return out, live, err
+}
+
+// inSnapshot runs fn in a read transaction, with the generation its
+// snapshot is at.
+func (s *Store) inSnapshot(ctx context.Context, fn func(tx *sql.Tx, gen Generation) error) error {
+	tx, err := s.rd.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return wrapRead(err, "begin read")
+	}
+	defer tx.Rollback()
+	var g int64
+	err = tx.QueryRowContext(ctx, "SELECT CAST(value AS INTEGER) FROM settings WHERE key = 'generation'").Scan(&g)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return wrapRead(err, "read generation")
+	}
+	return fn(tx, Generation(g))
+}
