@@ -8,14 +8,19 @@
 // are those of fts5_aux.c (SQLite 3.54), so scores are bit-identical when
 // the counts are right.
 //
-//   d2m_bm25(tbl, w_0, ..., w_{C-1}, n_0, ..., n_{P-1})
+//   d2m_bm25(tbl, w_0, ..., w_{C-1}, lens, n_0, ..., n_{P-1})
 //
 // w_c is the weight of column c (exactly C of them, C = the table's column
-// count), n_p the number of rows phrase p (in query order) matches. Without
-// exactly P counts, or with a negative one, the function counts that phrase
-// the way bm25() does, so it is never wrong, only slower.
+// count); lens a handle of the rows' token counts (d2mLensNew; 0 = none),
+// which spares a %_docsize lookup per scored row; n_p the number of rows
+// phrase p (in query order) matches. Without lens and exactly P counts, or
+// with a negative count, a dropped handle or a row the lengths lack, the
+// function reads what it lacks the way bm25() does, so it is never wrong,
+// only slower.
 
 #include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -71,6 +76,13 @@ struct Fts5ExtensionApi {
 	                    int (*)(const Fts5ExtensionApi *, Fts5Context *, void *));
 	int (*xSetAuxdata)(Fts5Context *, void *pAux, void (*xDelete)(void *));
 	void *(*xGetAuxdata)(Fts5Context *, int bClear);
+	int (*xPhraseFirst)(Fts5Context *, int iPhrase, Fts5PhraseIter *, int *, int *);
+	void (*xPhraseNext)(Fts5Context *, Fts5PhraseIter *, int *piCol, int *piOff);
+};
+
+struct Fts5PhraseIter {
+	const unsigned char *a;
+	const unsigned char *b;
 };
 
 // The leading members of fts5_api.
@@ -82,13 +94,134 @@ struct fts5_api {
 	                       fts5_extension_function xFunction, void (*xDestroy)(void *));
 };
 
+// d2mLens is the token count of every row of one index generation, rowids
+// ascending; immutable once made, freed when its handle is dropped and no
+// query holds it. When rowids are dense enough, dense[rowid - first] holds
+// the counts (-1 for a gap) and ids and lens are not kept.
+typedef struct d2mLens {
+	sqlite3_int64 handle;
+	sqlite3_int64 *ids;
+	int *lens;
+	int n;
+	int *dense;
+	sqlite3_int64 first, span;
+	int refs; // the registry's (until dropped) and each query's
+	struct d2mLens *next;
+} d2mLens;
+
+static pthread_mutex_t d2mLensMu = PTHREAD_MUTEX_INITIALIZER;
+static d2mLens *d2mLensList;
+static sqlite3_int64 d2mLensLast;
+
+// d2mLensNew copies n (rowid, tokens) pairs, rowids ascending, and returns
+// their handle (0 when out of memory).
+sqlite3_int64 d2mLensNew(const sqlite3_int64 *ids, const int *lens, int n) {
+	d2mLens *l = (d2mLens *)calloc(1, sizeof(d2mLens));
+	if (l == 0) return 0;
+	if (n > 0 && ids[n - 1] - ids[0] < 4 * (sqlite3_int64)n) {
+		sqlite3_int64 i;
+		l->first = ids[0];
+		l->span = ids[n - 1] - ids[0] + 1;
+		l->dense = (int *)malloc(sizeof(int) * l->span);
+		if (l->dense) {
+			for (i = 0; i < l->span; i++) l->dense[i] = -1;
+			for (i = 0; i < n; i++) l->dense[ids[i] - l->first] = lens[i];
+			goto publish;
+		}
+	}
+	l->ids = (sqlite3_int64 *)malloc(sizeof(sqlite3_int64) * (n > 0 ? n : 1));
+	l->lens = (int *)malloc(sizeof(int) * (n > 0 ? n : 1));
+	if (l->ids == 0 || l->lens == 0) {
+		free(l->ids);
+		free(l->lens);
+		free(l);
+		return 0;
+	}
+	memcpy(l->ids, ids, sizeof(sqlite3_int64) * n);
+	memcpy(l->lens, lens, sizeof(int) * n);
+	l->n = n;
+publish:
+	l->refs = 1;
+	pthread_mutex_lock(&d2mLensMu);
+	l->handle = ++d2mLensLast;
+	l->next = d2mLensList;
+	d2mLensList = l;
+	pthread_mutex_unlock(&d2mLensMu);
+	return l->handle;
+}
+
+static void d2mLensUnref(d2mLens *l) { // with d2mLensMu held
+	if (--l->refs == 0) {
+		free(l->dense);
+		free(l->ids);
+		free(l->lens);
+		free(l);
+	}
+}
+
+// d2mLensDrop forgets a handle; queries holding its lengths keep them.
+void d2mLensDrop(sqlite3_int64 h) {
+	d2mLens **pp;
+	pthread_mutex_lock(&d2mLensMu);
+	for (pp = &d2mLensList; *pp; pp = &(*pp)->next) {
+		if ((*pp)->handle == h) {
+			d2mLens *l = *pp;
+			*pp = l->next;
+			d2mLensUnref(l);
+			break;
+		}
+	}
+	pthread_mutex_unlock(&d2mLensMu);
+}
+
+static d2mLens *d2mLensGet(sqlite3_int64 h) {
+	d2mLens *l;
+	if (h <= 0) return 0;
+	pthread_mutex_lock(&d2mLensMu);
+	for (l = d2mLensList; l && l->handle != h; l = l->next) {
+	}
+	if (l) l->refs++;
+	pthread_mutex_unlock(&d2mLensMu);
+	return l;
+}
+
+// d2mLensFind returns the token count of rowid, or -1.
+static int d2mLensFind(const d2mLens *l, sqlite3_int64 rowid) {
+	int lo = 0, hi = l->n;
+	if (l->dense) {
+		sqlite3_int64 i = rowid - l->first;
+		return i >= 0 && i < l->span ? l->dense[i] : -1;
+	}
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+		if (l->ids[mid] < rowid) {
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
+	return lo < l->n && l->ids[lo] == rowid ? l->lens[lo] : -1;
+}
+
 // Per-query data, computed on the first row (as fts5Bm25GetData does).
 typedef struct {
 	int nPhrase;
 	double avgdl;
 	double *aIDF;
 	double *aFreq;
+	double *aW; // column weights
+	d2mLens *lens; // held until the query ends; 0 = read %_docsize
 } d2mBm25Data;
+
+static void d2mBm25DataFree(void *p) {
+	d2mBm25Data *d = (d2mBm25Data *)p;
+	if (d->lens) {
+		pthread_mutex_lock(&d2mLensMu);
+		d2mLensUnref(d->lens);
+		pthread_mutex_unlock(&d2mLensMu);
+	}
+	sqlite3_free(d);
+}
 
 static int d2mCountCb(const Fts5ExtensionApi *pApi, Fts5Context *pFts, void *pUserData) {
 	(void)pApi;
@@ -104,22 +237,25 @@ static int d2mBm25GetData(const Fts5ExtensionApi *pApi, Fts5Context *pFts, int n
 	if (p == 0) {
 		int nPhrase = pApi->xPhraseCount(pFts);
 		sqlite3_int64 nRow = 0, nToken = 0;
-		int given = nVal == nCol + nPhrase;
+		int given = nVal == nCol + 1 + nPhrase;
 		int i;
-		p = (d2mBm25Data *)sqlite3_malloc64(sizeof(d2mBm25Data) + nPhrase * 2 * sizeof(double));
+		size_t nByte = sizeof(d2mBm25Data) + (nPhrase * 2 + nCol) * sizeof(double);
+		p = (d2mBm25Data *)sqlite3_malloc64(nByte);
 		if (p == 0) {
 			rc = SQLITE_NOMEM;
 		} else {
-			memset(p, 0, sizeof(d2mBm25Data) + nPhrase * 2 * sizeof(double));
+			memset(p, 0, nByte);
 			p->nPhrase = nPhrase;
 			p->aIDF = (double *)&p[1];
 			p->aFreq = &p->aIDF[nPhrase];
+			p->aW = &p->aFreq[nPhrase];
+			for (i = 0; i < nCol; i++) p->aW[i] = nVal > i ? sqlite3_value_double(apVal[i]) : 1.0;
 		}
 		if (rc == SQLITE_OK) rc = pApi->xRowCount(pFts, &nRow);
 		if (rc == SQLITE_OK) rc = pApi->xColumnTotalSize(pFts, -1, &nToken);
 		if (rc == SQLITE_OK) p->avgdl = (double)nToken / (double)nRow;
 		for (i = 0; rc == SQLITE_OK && i < nPhrase; i++) {
-			sqlite3_int64 nHit = given ? sqlite3_value_int64(apVal[nCol + i]) : -1;
+			sqlite3_int64 nHit = given ? sqlite3_value_int64(apVal[nCol + 1 + i]) : -1;
 			if (nHit < 0) {
 				nHit = 0;
 				rc = pApi->xQueryPhrase(pFts, i, (void *)&nHit, d2mCountCb);
@@ -130,10 +266,11 @@ static int d2mBm25GetData(const Fts5ExtensionApi *pApi, Fts5Context *pFts, int n
 				p->aIDF[i] = idf;
 			}
 		}
+		if (rc == SQLITE_OK && given) p->lens = d2mLensGet(sqlite3_value_int64(apVal[nCol]));
 		if (rc != SQLITE_OK) {
-			sqlite3_free(p);
+			if (p) d2mBm25DataFree(p);
 		} else {
-			rc = pApi->xSetAuxdata(pFts, p, sqlite3_free);
+			rc = pApi->xSetAuxdata(pFts, p, d2mBm25DataFree);
 		}
 		if (rc != SQLITE_OK) p = 0;
 	}
@@ -148,28 +285,28 @@ static void d2mBm25(const Fts5ExtensionApi *pApi, Fts5Context *pFts, sqlite3_con
 	int nCol = pApi->xColumnCount(pFts);
 	double score = 0.0;
 	d2mBm25Data *pData = 0;
-	int i, nInst = 0;
+	int i, nTok = -1;
 	double D = 0.0;
 	double *aFreq = 0;
 	int rc = d2mBm25GetData(pApi, pFts, nCol, nVal, apVal, &pData);
 	if (rc == SQLITE_OK) {
 		aFreq = pData->aFreq;
 		memset(aFreq, 0, sizeof(double) * pData->nPhrase);
-		rc = pApi->xInstCount(pFts, &nInst);
 	}
-	for (i = 0; rc == SQLITE_OK && i < nInst; i++) {
-		int ip, ic, io;
-		rc = pApi->xInst(pFts, i, &ip, &ic, &io);
-		if (rc == SQLITE_OK) {
-			double w = (nVal > ic && ic < nCol) ? sqlite3_value_double(apVal[ic]) : 1.0;
-			aFreq[ip] += w;
+	// Each phrase's instances in (column, offset) order: per phrase the
+	// additions bm25()'s walk over xInst makes, in the same order, without
+	// merging all phrases' instances into one sorted array first.
+	for (i = 0; rc == SQLITE_OK && i < pData->nPhrase; i++) {
+		Fts5PhraseIter it;
+		int ic, io;
+		rc = pApi->xPhraseFirst(pFts, i, &it, &ic, &io);
+		for (; rc == SQLITE_OK && ic >= 0; pApi->xPhraseNext(pFts, &it, &ic, &io)) {
+			aFreq[i] += ic < nCol ? pData->aW[ic] : 1.0;
 		}
 	}
-	if (rc == SQLITE_OK) {
-		int nTok;
-		rc = pApi->xColumnSize(pFts, -1, &nTok);
-		D = (double)nTok;
-	}
+	if (rc == SQLITE_OK && pData->lens) nTok = d2mLensFind(pData->lens, pApi->xRowid(pFts));
+	if (rc == SQLITE_OK && nTok < 0) rc = pApi->xColumnSize(pFts, -1, &nTok);
+	if (rc == SQLITE_OK) D = (double)nTok;
 	if (rc == SQLITE_OK) {
 		for (i = 0; i < pData->nPhrase; i++) {
 			score += pData->aIDF[i] * ((aFreq[i] * (k1 + 1.0)) / (aFreq[i] + k1 * (1 - b + b * D / pData->avgdl)));

@@ -6,6 +6,7 @@ import (
 	"math/rand"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dir2mcp/dir2mcp/lib/lexical"
 	"github.com/dir2mcp/dir2mcp/lib/record"
@@ -109,7 +110,8 @@ func TestLexicalSearchRanksAsFTS5BM25(t *testing.T) {
 		putRandom(t, s, r, fmt.Sprintf("pkg/%c/f%d.go", 'a'+i%3, i), 10+r.Intn(20))
 	}
 	sameRanking(t, s, "fresh index")
-	sameRanking(t, s, "cached counts") // the second round reads every count from the cache
+	loadLens(t, s)
+	sameRanking(t, s, "cached counts and lengths")
 	putRandom(t, s, r, "pkg/a/new1.go", 40)
 	putRandom(t, s, r, "pkg/b/f4.go", 3) // an edit: its old chunks go
 	err := s.Update(context.Background(), func(tx *Tx) error {
@@ -120,6 +122,41 @@ func TestLexicalSearchRanksAsFTS5BM25(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameRanking(t, s, "after writes")
+	loadLens(t, s)
+	sameRanking(t, s, "after writes, lengths reloaded")
+	// Rowids far apart (a big file indexed and deleted): the lengths are
+	// kept sparse.
+	putRandom(t, s, r, "pkg/big.go", 1500)
+	err = s.Update(context.Background(), func(tx *Tx) error {
+		_, err := tx.TombstoneDocument("pkg/big.go")
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	putRandom(t, s, r, "pkg/b/after.go", 5)
+	loadLens(t, s)
+	sameRanking(t, s, "sparse rowids")
+}
+
+// loadLens loads the rows' lengths of the current generation and waits.
+func loadLens(t *testing.T, s *Store) {
+	t.Helper()
+	gen, err := s.Generation(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.lens.mu.Lock()
+	s.lens.notLoad = time.Time{}
+	s.lens.mu.Unlock()
+	s.lensHandle(gen)
+	s.lens.mu.Lock()
+	done := s.lens.done
+	s.lens.mu.Unlock()
+	<-done
+	if s.lensHandle(gen) == 0 {
+		t.Fatal("row lengths not loaded")
+	}
 }
 
 func TestPhrasesReadsBackWhatLexicalWrites(t *testing.T) {

@@ -49,15 +49,19 @@ func (s *Store) LexicalSearch(ctx context.Context, match lexical.Expr, f ChunkFi
 	}
 	var out []Scored
 	err := s.inSnapshot(ctx, func(tx *sql.Tx, gen Generation) error {
-		var dfs []int64
+		var extra []any // the rows' lengths and the phrases' frequencies
 		if terms, cols, ok := match.Phrases(); ok {
-			var err error
-			if dfs, err = s.exactDocFreqs(ctx, tx, gen, cols, terms); err != nil {
+			dfs, err := s.exactDocFreqs(ctx, tx, gen, cols, terms)
+			if err != nil {
 				return err
+			}
+			extra = append(extra, s.lensHandle(gen))
+			for _, n := range dfs {
+				extra = append(extra, n)
 			}
 		}
 		var err error
-		out, err = lexicalQuery(ctx, tx, "d2m_bm25", match, f, w, dfs, limit)
+		out, err = lexicalQuery(ctx, tx, "d2m_bm25", match, f, w, extra, limit)
 		return err
 	})
 	return out, err
@@ -79,15 +83,14 @@ type querier interface {
 }
 
 // lexicalQuery ranks the rows matching match with the FTS5 ranking
-// function rank (bm25 or d2m_bm25, given dfs, the phrases' document
-// frequencies).
-func lexicalQuery(ctx context.Context, db querier, rank string, match lexical.Expr, f ChunkFilter, w FTSWeights, dfs []int64, limit int) ([]Scored, error) {
+// function rank (bm25, or d2m_bm25 with its extra arguments; see bm25.c).
+func lexicalQuery(ctx context.Context, db querier, rank string, match lexical.Expr, f ChunkFilter, w FTSWeights, extra []any, limit int) ([]Scored, error) {
 	var q strings.Builder
 	args := []any{w.Path, w.Title, w.Body}
 	q.WriteString(`SELECT f.rowid, -` + rank + `(chunks_fts, ?, ?, ?`)
-	for _, n := range dfs {
+	for _, a := range extra {
 		q.WriteString(", ?")
-		args = append(args, n)
+		args = append(args, a)
 	}
 	q.WriteString(`) AS score`)
 	args = append(args, string(match))
