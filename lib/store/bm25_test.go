@@ -179,3 +179,19 @@ func TestPhrasesReadsBackWhatLexicalWrites(t *testing.T) {
 		t.Error("a column filter inside the expression should not parse")
 	}
 }
+
+// TermStats counts the chunks holding each term, and the live chunks.
+func TestTermStatsCounts(t *testing.T) {
+	s, _ := openTest(t)
+	put(t, s, "a.go", "1", "alpha beta", "beta gamma", "gamma")
+	put(t, s, "b.go", "1", "beta")
+	for round := 0; round < 2; round++ { // counted, then cached
+		dfs, live, err := s.TermStats(context.Background(), []string{"alpha", "beta", "gamma", "delta"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := map[string]int64{"alpha": 1, "beta": 3, "gamma": 2, "delta": 0}; fmt.Sprint(dfs) != fmt.Sprint(want) || live != 4 {
+			t.Fatalf("round %d: TermStats = %v, %d live; want %v, 4", round, dfs, live, want)
+		}
+	}
+}

@@ -99,11 +99,17 @@ const Fresh = time.Minute
 // and the number of live chunks, from counts of the current generation or
 // at most Fresh old; what it counts, it counts in one snapshot.
 func (s *Store) TermStats(ctx context.Context, terms []string) (map[string]int64, int64, error) {
+	gen, err := s.Generation(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	if out, live, ok := s.cachedTermStats(gen, terms); ok {
+		return out, live, nil
+	}
 	var out map[string]int64
 	var live int64
-	err := s.inSnapshot(ctx, func(tx *sql.Tx, gen Generation) error {
-		now := time.Now()
-		usable := func(e stamped) bool { return e.ok && (e.gen == gen || now.Sub(e.at) < Fresh) }
+	err = s.inSnapshot(ctx, func(tx *sql.Tx, gen Generation) error {
+		usable := selectable(gen, time.Now())
 		s.stats.mu.Lock()
 		l := s.stats.live
 		s.stats.mu.Unlock()
@@ -111,7 +117,7 @@ func (s *Store) TermStats(ctx context.Context, terms []string) (map[string]int64
 			if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM chunks WHERE deleted = 0").Scan(&l.n); err != nil {
 				return wrapRead(err, "count chunks")
 			}
-			l = stamped{n: l.n, gen: gen, at: now, ok: true}
+			l = stamped{n: l.n, gen: gen, at: time.Now(), ok: true}
 			s.stats.mu.Lock()
 			s.stats.live = l
 			s.stats.mu.Unlock()
@@ -128,12 +134,38 @@ func (s *Store) TermStats(ctx context.Context, terms []string) (map[string]int64
 			if err != nil {
 				return err
 			}
-			s.stats.store(key, stamped{n: n, gen: gen, at: now, ok: true})
+			s.stats.store(key, stamped{n: n, gen: gen, at: time.Now(), ok: true})
 			out[t] = n
 		}
 		return nil
 	})
 	return out, live, err
+}
+
+// selectable reports whether a count may serve term selection at
+// generation gen: counted at gen, or less than Fresh ago.
+func selectable(gen Generation, now time.Time) func(stamped) bool {
+	return func(e stamped) bool { return e.ok && (e.gen == gen || now.Sub(e.at) < Fresh) }
+}
+
+// cachedTermStats is TermStats when the cache holds everything it needs.
+func (s *Store) cachedTermStats(gen Generation, terms []string) (map[string]int64, int64, bool) {
+	usable := selectable(gen, time.Now())
+	c := &s.stats
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !usable(c.live) {
+		return nil, 0, false
+	}
+	out := make(map[string]int64, len(terms))
+	for _, t := range terms {
+		e, ok := c.df[dfKey(nil, t)]
+		if !ok || !usable(e) {
+			return nil, 0, false
+		}
+		out[t] = e.n
+	}
+	return out, c.live.n, true
 }
 
 // inSnapshot runs fn in a read transaction, with the generation its
