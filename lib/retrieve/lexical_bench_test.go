@@ -28,7 +28,10 @@ import (
 //     every query (the lexical channel before the cached counts);
 //   - cold: LexicalSearch on a store just opened, so counts are taken as
 //     queries first need them;
-//   - warm: LexicalSearch at rest, every count cached.
+//   - warm: LexicalSearch at rest, every count cached;
+//   - nocache: LexicalSearch with nothing cached, as while writes keep
+//     changing the generation (every count taken, lengths read from
+//     %_docsize).
 //
 // The index is the state directory in DIR2MCP_BENCH_STATE (e.g. one of the
 // Go tree built by `dir2mcp index`), or else one built here of a few
@@ -86,7 +89,7 @@ func BenchmarkLexicalChannel(b *testing.B) {
 		run(st.LexicalSearch, x)
 	}
 	// The variants run query by query in turn, so each sees the same load.
-	names := []string{"fts5", "cold", "warm"}
+	names := []string{"fts5", "cold", "warm", "nocache"}
 	lat := make([][]time.Duration, len(names))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -95,9 +98,15 @@ func BenchmarkLexicalChannel(b *testing.B) {
 			lat[l] = lat[l][:0]
 		}
 		for _, x := range exprs {
-			for l, fn := range []searchFn{st.LexicalSearchFTS5, cold.LexicalSearch, st.LexicalSearch} {
+			b.StopTimer()
+			none := open() // as while indexing writes: nothing cached for the generation
+			b.StartTimer()
+			for l, fn := range []searchFn{st.LexicalSearchFTS5, cold.LexicalSearch, st.LexicalSearch, none.LexicalSearch} {
 				lat[l] = append(lat[l], run(fn, x))
 			}
+			b.StopTimer()
+			none.Close()
+			b.StartTimer()
 		}
 		cold.Close()
 	}
