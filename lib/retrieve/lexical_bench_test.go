@@ -30,8 +30,8 @@ import (
 //     queries first need them;
 //   - warm: LexicalSearch at rest, every count cached;
 //   - nocache: LexicalSearch with nothing cached, as while writes keep
-//     changing the generation (every count taken, lengths read from
-//     %_docsize).
+//     changing the generation (counts taken as bm25() takes them, lengths
+//     read from %_docsize).
 //
 // The index is the state directory in DIR2MCP_BENCH_STATE (e.g. one of the
 // Go tree built by `dir2mcp index`), or else one built here of a few
@@ -91,6 +91,8 @@ func BenchmarkLexicalChannel(b *testing.B) {
 	// The variants run query by query in turn, so each sees the same load.
 	names := []string{"fts5", "cold", "warm", "nocache"}
 	lat := make([][]time.Duration, len(names))
+	none := open()
+	defer none.Close()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		cold := open()
@@ -99,14 +101,11 @@ func BenchmarkLexicalChannel(b *testing.B) {
 		}
 		for _, x := range exprs {
 			b.StopTimer()
-			none := open() // as while indexing writes: nothing cached for the generation
+			none.DropSearchCaches() // as after a write
 			b.StartTimer()
 			for l, fn := range []searchFn{st.LexicalSearchFTS5, cold.LexicalSearch, st.LexicalSearch, none.LexicalSearch} {
 				lat[l] = append(lat[l], run(fn, x))
 			}
-			b.StopTimer()
-			none.Close()
-			b.StartTimer()
 		}
 		cold.Close()
 	}

@@ -8,15 +8,16 @@
 // are those of fts5_aux.c (SQLite 3.54), so scores are bit-identical when
 // the counts are right.
 //
-//   d2m_bm25(tbl, w_0, ..., w_{C-1}, lens, n_0, ..., n_{P-1})
+//   d2m_bm25(tbl, w_0, ..., w_{C-1}, lens, sink, n_0, ..., n_{P-1})
 //
 // w_c is the weight of column c (exactly C of them, C = the table's column
 // count); lens a handle of the rows' token counts (d2mLensNew; 0 = none),
 // which spares a %_docsize lookup per scored row; n_p the number of rows
-// phrase p (in query order) matches. Without lens and exactly P counts, or
-// with a negative count, a dropped handle or a row the lengths lack, the
-// function reads what it lacks the way bm25() does, so it is never wrong,
-// only slower.
+// phrase p (in query order) matches. Without lens, sink and exactly P
+// counts, or with a negative count, a dropped handle or a row the lengths
+// lack, the function reads what it lacks the way bm25() does, so it is
+// never wrong, only slower. The counts it takes that way it writes to the
+// sink (d2mSinkNew; 0 = none), for the caller to cache.
 
 #include <math.h>
 #include <pthread.h>
@@ -203,6 +204,66 @@ static int d2mLensFind(const d2mLens *l, sqlite3_int64 rowid) {
 	return lo < l->n && l->ids[lo] == rowid ? l->lens[lo] : -1;
 }
 
+// d2mSink receives the phrase counts one query takes.
+typedef struct d2mSink {
+	sqlite3_int64 handle;
+	int n;
+	sqlite3_int64 *vals; // -1 until counted
+	struct d2mSink *next;
+} d2mSink;
+
+static d2mSink *d2mSinkList; // guarded by d2mLensMu
+
+// d2mSinkNew returns the handle of a sink for n counts (0 when out of memory).
+sqlite3_int64 d2mSinkNew(int n) {
+	int i;
+	d2mSink *k = (d2mSink *)calloc(1, sizeof(d2mSink));
+	if (k == 0) return 0;
+	k->vals = (sqlite3_int64 *)malloc(sizeof(sqlite3_int64) * (n > 0 ? n : 1));
+	if (k->vals == 0) {
+		free(k);
+		return 0;
+	}
+	for (i = 0; i < n; i++) k->vals[i] = -1;
+	k->n = n;
+	pthread_mutex_lock(&d2mLensMu);
+	k->handle = ++d2mLensLast;
+	k->next = d2mSinkList;
+	d2mSinkList = k;
+	pthread_mutex_unlock(&d2mLensMu);
+	return k->handle;
+}
+
+// d2mSinkTake copies the sink's n counts to out and frees the sink.
+void d2mSinkTake(sqlite3_int64 h, sqlite3_int64 *out, int n) {
+	d2mSink **pp, *k = 0;
+	int i;
+	for (i = 0; i < n; i++) out[i] = -1;
+	pthread_mutex_lock(&d2mLensMu);
+	for (pp = &d2mSinkList; *pp; pp = &(*pp)->next) {
+		if ((*pp)->handle == h) {
+			k = *pp;
+			*pp = k->next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&d2mLensMu);
+	if (k == 0) return;
+	for (i = 0; i < n && i < k->n; i++) out[i] = k->vals[i];
+	free(k->vals);
+	free(k);
+}
+
+static void d2mSinkPut(sqlite3_int64 h, int i, sqlite3_int64 v) {
+	d2mSink *k;
+	if (h <= 0) return;
+	pthread_mutex_lock(&d2mLensMu);
+	for (k = d2mSinkList; k && k->handle != h; k = k->next) {
+	}
+	if (k && i < k->n) k->vals[i] = v;
+	pthread_mutex_unlock(&d2mLensMu);
+}
+
 // Per-query data, computed on the first row (as fts5Bm25GetData does).
 typedef struct {
 	int nPhrase;
@@ -237,7 +298,8 @@ static int d2mBm25GetData(const Fts5ExtensionApi *pApi, Fts5Context *pFts, int n
 	if (p == 0) {
 		int nPhrase = pApi->xPhraseCount(pFts);
 		sqlite3_int64 nRow = 0, nToken = 0;
-		int given = nVal == nCol + 1 + nPhrase;
+		int given = nVal == nCol + 2 + nPhrase;
+		sqlite3_int64 sink = given ? sqlite3_value_int64(apVal[nCol + 1]) : 0;
 		int i;
 		size_t nByte = sizeof(d2mBm25Data) + (nPhrase * 2 + nCol) * sizeof(double);
 		p = (d2mBm25Data *)sqlite3_malloc64(nByte);
@@ -255,10 +317,11 @@ static int d2mBm25GetData(const Fts5ExtensionApi *pApi, Fts5Context *pFts, int n
 		if (rc == SQLITE_OK) rc = pApi->xColumnTotalSize(pFts, -1, &nToken);
 		if (rc == SQLITE_OK) p->avgdl = (double)nToken / (double)nRow;
 		for (i = 0; rc == SQLITE_OK && i < nPhrase; i++) {
-			sqlite3_int64 nHit = given ? sqlite3_value_int64(apVal[nCol + 1 + i]) : -1;
+			sqlite3_int64 nHit = given ? sqlite3_value_int64(apVal[nCol + 2 + i]) : -1;
 			if (nHit < 0) {
 				nHit = 0;
 				rc = pApi->xQueryPhrase(pFts, i, (void *)&nHit, d2mCountCb);
+				if (rc == SQLITE_OK) d2mSinkPut(sink, i, nHit);
 			}
 			if (rc == SQLITE_OK) {
 				double idf = log((nRow - nHit + 0.5) / (nHit + 0.5));

@@ -150,6 +150,7 @@ func loadLens(t *testing.T, s *Store) {
 	s.lens.notLoad = time.Time{}
 	s.lens.mu.Unlock()
 	s.lensHandle(gen)
+	s.lensHandle(gen) // the second search at a generation loads
 	s.lens.mu.Lock()
 	done := s.lens.done
 	s.lens.mu.Unlock()

@@ -3,6 +3,8 @@ package store
 // #include <stdint.h>
 // int64_t d2mLensNew(const int64_t *ids, const int *lens, int n);
 // void d2mLensDrop(int64_t h);
+// int64_t d2mSinkNew(int n);
+// void d2mSinkTake(int64_t h, int64_t *out, int n);
 import "C"
 
 import (
@@ -17,15 +19,16 @@ import (
 // in C memory (bm25.c), so ranking a row does not look its length up in
 // the %_docsize table: one B-tree search per scored row, a third of a
 // lexical query's time on the Go tree. The counts are loaded in the
-// background when a search finds them missing or of an older generation;
-// until then searches read %_docsize as before, so results never depend on
-// whether they are loaded.
+// background when a second search in a row finds them missing or of an
+// older generation; until then searches read %_docsize as before, so
+// results never depend on whether they are loaded.
 type docLens struct {
 	mu      sync.Mutex
 	gen     Generation
 	handle  int64 // 0: none loaded
 	loading bool
-	notLoad time.Time // no new load before this
+	seen    Generation // of the last search
+	notLoad time.Time  // no new load before this
 	done    chan struct{}
 }
 
@@ -38,7 +41,11 @@ func (s *Store) lensHandle(gen Generation) int64 {
 	if l.handle != 0 && l.gen == gen {
 		return l.handle
 	}
-	if !l.loading && !time.Now().Before(l.notLoad) && s.rd != nil {
+	// Load when a second search sees the same generation: not while
+	// every search finds a new one.
+	stable := l.seen == gen
+	l.seen = gen
+	if stable && !l.loading && !time.Now().Before(l.notLoad) && s.rd != nil {
 		l.loading = true
 		l.done = make(chan struct{})
 		go s.loadLens(l.done)
@@ -151,4 +158,18 @@ func varint(b []byte) (v uint64, n int) {
 		return 0, 0
 	}
 	return v<<8 | uint64(b[8]), 9
+}
+
+// sink receives the phrase counts one d2m_bm25 query takes (0: none).
+type sink int64
+
+func newSink(n int) sink { return sink(C.d2mSinkNew(C.int(n))) }
+
+// take returns the n counts (-1: not taken) and frees the sink.
+func (k sink) take(n int) []int64 {
+	out := make([]int64, n)
+	if n > 0 {
+		C.d2mSinkTake(C.int64_t(k), (*C.int64_t)(unsafe.Pointer(&out[0])), C.int(n))
+	}
+	return out
 }

@@ -42,23 +42,33 @@ var DefaultFTSWeights = FTSWeights{Path: 2.0, Title: 3.0, Body: 1.0}
 // by BM25, best first, honouring f. The scores are FTS5's bm25() exactly;
 // the document frequency of each phrase comes from a count cached for the
 // generation the search's snapshot is at (termstats.go) instead of
-// bm25()'s own walk over every phrase's whole doclist on every query.
+// bm25()'s own walk over every phrase's whole doclist on every query (the
+// first query of a generation walks them, as bm25() does, and keeps the
+// counts), and each row's length from a table loaded per generation
+// (doclens.go).
 func (s *Store) LexicalSearch(ctx context.Context, match lexical.Expr, f ChunkFilter, w FTSWeights, limit int) ([]Scored, error) {
 	if match.Empty() || limit <= 0 {
 		return nil, nil
 	}
 	var out []Scored
 	err := s.inSnapshot(ctx, func(tx *sql.Tx, gen Generation) error {
-		var extra []any // the rows' lengths and the phrases' frequencies
-		if terms, cols, ok := match.Phrases(); ok {
-			dfs, err := s.exactDocFreqs(ctx, tx, gen, cols, terms)
-			if err != nil {
-				return err
-			}
-			extra = append(extra, s.lensHandle(gen))
-			for _, n := range dfs {
-				extra = append(extra, n)
-			}
+		terms, cols, ok := match.Phrases()
+		if !ok {
+			var err error
+			out, err = lexicalQuery(ctx, tx, "d2m_bm25", match, f, w, nil, limit)
+			return err
+		}
+		// The rows' lengths, a sink for the counts d2m_bm25 takes, and the
+		// phrases' frequencies (see bm25.c).
+		dfs, missing := s.cachedDocFreqs(gen, cols, terms)
+		var sink sink
+		if missing {
+			sink = newSink(len(terms))
+			defer func() { s.keepDocFreqs(gen, cols, terms, sink.take(len(terms))) }()
+		}
+		extra := []any{s.lensHandle(gen), int64(sink)}
+		for _, n := range dfs {
+			extra = append(extra, n)
 		}
 		var err error
 		out, err = lexicalQuery(ctx, tx, "d2m_bm25", match, f, w, extra, limit)

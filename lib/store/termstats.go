@@ -69,25 +69,28 @@ func countTerm(ctx context.Context, r reader, cols []string, term string) (int64
 	return n, wrapRead(err, "count term")
 }
 
-// exactDocFreqs returns the document frequency of every term within cols
-// as of r's snapshot, which is at generation gen.
-func (s *Store) exactDocFreqs(ctx context.Context, r reader, gen Generation, cols, terms []string) ([]int64, error) {
-	out := make([]int64, len(terms))
+// cachedDocFreqs returns the document frequency of every term within
+// cols counted at generation gen, -1 for those the cache lacks.
+func (s *Store) cachedDocFreqs(gen Generation, cols, terms []string) (dfs []int64, missing bool) {
+	dfs = make([]int64, len(terms))
+	for i, t := range terms {
+		if n, ok := s.stats.lookup(dfKey(cols, t), func(e stamped) bool { return e.gen == gen }); ok {
+			dfs[i] = n
+		} else {
+			dfs[i], missing = -1, true
+		}
+	}
+	return dfs, missing
+}
+
+// keepDocFreqs caches the counts a query took (-1: not taken).
+func (s *Store) keepDocFreqs(gen Generation, cols, terms []string, dfs []int64) {
 	now := time.Now()
 	for i, t := range terms {
-		key := dfKey(cols, t)
-		if n, ok := s.stats.lookup(key, func(e stamped) bool { return e.gen == gen }); ok {
-			out[i] = n
-			continue
+		if dfs[i] >= 0 {
+			s.stats.store(dfKey(cols, t), stamped{n: dfs[i], gen: gen, at: now, ok: true})
 		}
-		n, err := countTerm(ctx, r, cols, t)
-		if err != nil {
-			return nil, err
-		}
-		s.stats.store(key, stamped{n: n, gen: gen, at: now, ok: true})
-		out[i] = n
 	}
-	return out, nil
 }
 
 // Fresh is how old a count TermStats may return is: term selection only
@@ -182,4 +185,14 @@ func (s *Store) inSnapshot(ctx context.Context, fn func(tx *sql.Tx, gen Generati
 		return wrapRead(err, "read generation")
 	}
 	return fn(tx, Generation(g))
+}
+
+// DropSearchCaches forgets the cached term counts and row lengths, as a
+// write does for searches at the new generation; loads of lengths stay
+// spaced as after a write. For benchmarks of searches during indexing.
+func (s *Store) DropSearchCaches() {
+	s.stats.mu.Lock()
+	s.stats.df, s.stats.live = nil, stamped{}
+	s.stats.mu.Unlock()
+	s.dropLens()
 }
