@@ -19,18 +19,23 @@ import (
 // in C memory (bm25.c), so ranking a row does not look its length up in
 // the %_docsize table: one B-tree search per scored row, a third of a
 // lexical query's time on the Go tree. The counts are loaded in the
-// background when a second search in a row finds them missing or of an
-// older generation; until then searches read %_docsize as before, so
-// results never depend on whether they are loaded.
+// background when a search finds them missing or of an older generation
+// that has held for a moment; until then searches read %_docsize as
+// before, so results never depend on whether they are loaded.
 type docLens struct {
 	mu      sync.Mutex
 	gen     Generation
 	handle  int64 // 0: none loaded
 	loading bool
 	seen    Generation // of the last search
+	seenAt  time.Time  // when a search first saw it
 	notLoad time.Time  // no new load before this
 	done    chan struct{}
 }
+
+// settle is how long a generation must have held before a search loads
+// its row lengths.
+const settle = 100 * time.Millisecond
 
 // lensHandle returns the handle of the lengths of generation gen (0 when
 // they are not loaded) and starts loading them if they should be.
@@ -41,11 +46,13 @@ func (s *Store) lensHandle(gen Generation) int64 {
 	if l.handle != 0 && l.gen == gen {
 		return l.handle
 	}
-	// Load when a second search sees the same generation: not while
-	// every search finds a new one.
-	stable := l.seen == gen
-	l.seen = gen
-	if stable && !l.loading && !time.Now().Before(l.notLoad) && s.rd != nil {
+	// Load once a generation has held for a moment: not while writes
+	// keep making new ones.
+	now := time.Now()
+	if l.seen != gen {
+		l.seen, l.seenAt = gen, now
+	}
+	if now.Sub(l.seenAt) >= settle && !l.loading && !now.Before(l.notLoad) && s.rd != nil {
 		l.loading = true
 		l.done = make(chan struct{})
 		go s.loadLens(l.done)
