@@ -31,6 +31,7 @@ type docLens struct {
 	seenAt  time.Time  // when a search first saw it
 	notLoad time.Time  // no new load before this
 	done    chan struct{}
+	cancel  context.CancelFunc // of the load in flight
 }
 
 // settle is how long a generation must have held before a search loads
@@ -55,7 +56,9 @@ func (s *Store) lensHandle(gen Generation) int64 {
 	if now.Sub(l.seenAt) >= settle && !l.loading && !now.Before(l.notLoad) && s.rd != nil {
 		l.loading = true
 		l.done = make(chan struct{})
-		go s.loadLens(l.done)
+		var ctx context.Context
+		ctx, l.cancel = context.WithCancel(context.Background())
+		go s.loadLens(ctx, l.done)
 	}
 	return 0
 }
@@ -63,15 +66,15 @@ func (s *Store) lensHandle(gen Generation) int64 {
 // loadLens reads every row's length in one snapshot and publishes them.
 // While writes keep changing the generation, loads are spaced so they take
 // at most a tenth of the time.
-func (s *Store) loadLens(done chan struct{}) {
+func (s *Store) loadLens(ctx context.Context, done chan struct{}) {
 	defer close(done)
 	start := time.Now()
 	var ids []int64
 	var lens []int32
 	var gen Generation
-	err := s.inSnapshot(context.Background(), func(tx *sql.Tx, g Generation) error {
+	err := s.inSnapshot(ctx, func(tx *sql.Tx, g Generation) error {
 		gen = g
-		rows, err := tx.Query("SELECT id, sz FROM chunks_fts_docsize ORDER BY id")
+		rows, err := tx.QueryContext(ctx, "SELECT id, sz FROM chunks_fts_docsize ORDER BY id")
 		if err != nil {
 			return err
 		}
@@ -114,12 +117,15 @@ func (s *Store) loadLens(done chan struct{}) {
 	l.handle, l.gen = h, gen
 }
 
-// dropLens frees the loaded lengths (Close).
+// dropLens stops a load in flight and frees the loaded lengths.
 func (s *Store) dropLens() {
 	l := &s.lens
 	l.mu.Lock()
-	done := l.done
+	done, cancel := l.done, l.cancel
 	l.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
 	if done != nil {
 		<-done
 	}
