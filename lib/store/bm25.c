@@ -380,7 +380,29 @@ static void d2mBm25(const Fts5ExtensionApi *pApi, Fts5Context *pFts, sqlite3_con
 	}
 }
 
-// d2mRegister adds d2m_bm25 to a new connection (an auto extension).
+// d2m_count(tbl, sink) writes the number of rows each phrase of the query
+// matches to the sink and returns the number of phrases: the document
+// frequencies of many terms in one statement (on the first row of their
+// OR), each counted as bm25() counts it.
+static void d2mCount(const Fts5ExtensionApi *pApi, Fts5Context *pFts, sqlite3_context *pCtx, int nVal,
+                     sqlite3_value **apVal) {
+	int i, rc = SQLITE_OK;
+	int nPhrase = pApi->xPhraseCount(pFts);
+	sqlite3_int64 sink = nVal > 0 ? sqlite3_value_int64(apVal[0]) : 0;
+	for (i = 0; rc == SQLITE_OK && i < nPhrase; i++) {
+		sqlite3_int64 nHit = 0;
+		rc = pApi->xQueryPhrase(pFts, i, (void *)&nHit, d2mCountCb);
+		if (rc == SQLITE_OK) d2mSinkPut(sink, i, nHit);
+	}
+	if (rc == SQLITE_OK) {
+		sqlite3_result_double(pCtx, (double)nPhrase);
+	} else {
+		sqlite3_result_error_code(pCtx, rc);
+	}
+}
+
+// d2mRegister adds d2m_bm25 and d2m_count to a new connection (an auto
+// extension).
 static int d2mRegister(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines *pThunk) {
 	sqlite3_stmt *st = 0;
 	fts5_api *api = 0;
@@ -393,7 +415,9 @@ static int d2mRegister(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines 
 	sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (api == 0 || api->iVersion < 2) return SQLITE_OK;
-	return api->xCreateFunction(api, "d2m_bm25", 0, d2mBm25, 0);
+	int rc = api->xCreateFunction(api, "d2m_bm25", 0, d2mBm25, 0);
+	if (rc == SQLITE_OK) rc = api->xCreateFunction(api, "d2m_count", 0, d2mCount, 0);
+	return rc;
 }
 
 int d2mBm25AutoExtension(void) { return sqlite3_auto_extension((void (*)(void))d2mRegister); }

@@ -195,4 +195,13 @@ func TestTermStatsCounts(t *testing.T) {
 			t.Fatalf("round %d: TermStats = %v, %d live; want %v, 4", round, dfs, live, want)
 		}
 	}
+	// Terms no chunk holds; a term that is no token at all.
+	dfs, _, err := s.TermStats(context.Background(), []string{"zeta", "eta"})
+	if err != nil || dfs["zeta"] != 0 || dfs["eta"] != 0 {
+		t.Errorf("absent terms: %v, %v", dfs, err)
+	}
+	dfs, _, err = s.TermStats(context.Background(), []string{"--", "gamma", "x-beta"})
+	if err != nil || dfs["gamma"] != 2 || dfs["--"] != 0 {
+		t.Errorf("with a term of no token: %v, %v", dfs, err)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -61,12 +62,33 @@ type reader interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
-// countTerm counts the chunks matching term within cols.
-func countTerm(ctx context.Context, r reader, cols []string, term string) (int64, error) {
-	var n int64
-	err := r.QueryRowContext(ctx, "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?",
-		string(lexical.InColumns(lexical.Term(term), cols...))).Scan(&n)
-	return n, wrapRead(err, "count term")
+// countTerms counts the chunks matching each term: in one statement
+// (d2m_count, see bm25.c) when it can, else one count(*) per term.
+func countTerms(ctx context.Context, r reader, terms []string) ([]int64, error) {
+	if len(terms) == 0 {
+		return nil, nil
+	}
+	k := newSink(len(terms))
+	var phrases float64
+	err := r.QueryRowContext(ctx, "SELECT d2m_count(chunks_fts, ?) FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT 1",
+		int64(k), string(lexical.AnyOf(terms))).Scan(&phrases)
+	counts := k.take(len(terms))
+	switch {
+	case errors.Is(err, sql.ErrNoRows): // no chunk holds any of them
+		return make([]int64, len(terms)), nil
+	case err != nil:
+		return nil, wrapRead(err, "count terms")
+	case int(phrases) == len(terms) && !slices.Contains(counts, -1):
+		return counts, nil
+	}
+	for i, t := range terms { // terms and phrases do not line up
+		err := r.QueryRowContext(ctx, "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?",
+			string(lexical.Term(t))).Scan(&counts[i])
+		if err != nil {
+			return nil, wrapRead(err, "count term")
+		}
+	}
+	return counts, nil
 }
 
 // cachedDocFreqs returns the document frequency of every term within
@@ -127,18 +149,21 @@ func (s *Store) TermStats(ctx context.Context, terms []string) (map[string]int64
 		}
 		live = l.n
 		out = make(map[string]int64, len(terms))
+		var missing []string
 		for _, t := range terms {
-			key := dfKey(nil, t)
-			if n, ok := s.stats.lookup(key, usable); ok {
+			if n, ok := s.stats.lookup(dfKey(nil, t), usable); ok {
 				out[t] = n
-				continue
+			} else {
+				missing = append(missing, t)
 			}
-			n, err := countTerm(ctx, tx, nil, t)
-			if err != nil {
-				return err
-			}
-			s.stats.store(key, stamped{n: n, gen: gen, at: time.Now(), ok: true})
-			out[t] = n
+		}
+		counts, err := countTerms(ctx, tx, missing)
+		if err != nil {
+			return err
+		}
+		s.keepDocFreqs(gen, nil, missing, counts)
+		for i, t := range missing {
+			out[t] = counts[i]
 		}
 		return nil
 	})
