@@ -17,7 +17,7 @@ import (
 // with the generation and the time it was counted. A count of the
 // generation a reader's snapshot is at is exact for that snapshot (every
 // committed write bumps the generation), which is what ranking needs; term
-// selection also takes counts up to a minute old (see Fresh).
+// selection also takes counts up to a minute old (see freshFor).
 type termStats struct {
 	mu   sync.Mutex
 	df   map[string]stamped // key: columns "\x00" term
@@ -115,14 +115,14 @@ func (s *Store) keepDocFreqs(gen Generation, cols, terms []string, dfs []int64) 
 	}
 }
 
-// Fresh is how old a count TermStats may return is: term selection only
+// freshFor is how old a count TermStats may return is: term selection only
 // steers which rows get scored, so while indexing writes it need not
 // recount common words on every search.
-const Fresh = time.Minute
+const freshFor = time.Minute
 
 // TermStats returns the document frequency of each term over all columns
 // and the number of live chunks, from counts of the current generation or
-// at most Fresh old; what it counts, it counts in one snapshot.
+// at most freshFor old; what it counts, it counts in one snapshot.
 func (s *Store) TermStats(ctx context.Context, terms []string) (map[string]int64, int64, error) {
 	gen, err := s.Generation(ctx)
 	if err != nil {
@@ -171,9 +171,9 @@ func (s *Store) TermStats(ctx context.Context, terms []string) (map[string]int64
 }
 
 // selectable reports whether a count may serve term selection at
-// generation gen: counted at gen, or less than Fresh ago.
+// generation gen: counted at gen, or less than freshFor ago.
 func selectable(gen Generation, now time.Time) func(stamped) bool {
-	return func(e stamped) bool { return e.ok && (e.gen == gen || now.Sub(e.at) < Fresh) }
+	return func(e stamped) bool { return e.ok && (e.gen == gen || now.Sub(e.at) < freshFor) }
 }
 
 // cachedTermStats is TermStats when the cache holds everything it needs.
