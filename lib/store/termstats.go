@@ -213,11 +213,14 @@ func (s *Store) inSnapshot(ctx context.Context, fn func(tx *sql.Tx, gen Generati
 }
 
 // DropSearchCaches forgets the cached term counts and row lengths, as a
-// write does for searches at the new generation; loads of lengths stay
-// spaced as after a write. For benchmarks of searches during indexing.
+// write does for searches at the new generation. For benchmarks of
+// searches while indexing writes.
 func (s *Store) DropSearchCaches() {
 	s.stats.mu.Lock()
 	s.stats.df, s.stats.live = nil, stamped{}
 	s.stats.mu.Unlock()
 	s.dropLens()
+	s.lens.mu.Lock()
+	s.lens.seen = -1 // the generation is new again: lengths load once it holds
+	s.lens.mu.Unlock()
 }
