@@ -205,3 +205,44 @@ func TestTermStatsCounts(t *testing.T) {
 		t.Errorf("with a term of no token: %v, %v", dfs, err)
 	}
 }
+
+// Searches running while a writer commits (counts and row lengths going
+// stale, loads in flight) never fail, and rank as bm25() once writes stop.
+func TestLexicalSearchDuringWrites(t *testing.T) {
+	s, _ := openTest(t)
+	r := rand.New(rand.NewSource(2))
+	putRandom(t, s, r, "pkg/a/seed.go", 30)
+	stop := make(chan struct{})
+	errs := make(chan error, 4)
+	for g := 0; g < 3; g++ {
+		go func() {
+			for {
+				select {
+				case <-stop:
+					errs <- nil
+					return
+				default:
+				}
+				for _, e := range bm25Exprs() {
+					if _, err := s.LexicalSearch(context.Background(), e, ChunkFilter{}, DefaultFTSWeights, 10); err != nil {
+						errs <- err
+						return
+					}
+				}
+			}
+		}()
+	}
+	for i := 0; i < 20; i++ {
+		putRandom(t, s, r, fmt.Sprintf("pkg/b/w%d.go", i%5), 5+r.Intn(20))
+		time.Sleep(15 * time.Millisecond)
+	}
+	close(stop)
+	for g := 0; g < 3; g++ {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	sameRanking(t, s, "after concurrent writes")
+	loadLens(t, s)
+	sameRanking(t, s, "after concurrent writes, lengths loaded")
+}
