@@ -22,8 +22,8 @@ func FileName(kind string) string {
 	return "vectors_" + kind + ".flat"
 }
 
-// Load reads the index file at path with one read and verifies both
-// checksums. On a little-endian host the vectors are used in place,
+// Load reads a format-1 index file at path into memory with one read and
+// verifies both checksums (Open reads either format). On a little-endian host the vectors are used in place,
 // without per-element decoding.
 //
 // A missing file is a FILE_NOT_FOUND error (errors.Is(err, fs.ErrNotExist)

@@ -121,15 +121,18 @@ func decodeHeader(b []byte, size int64) (header, error) {
 	if len(b) < hl {
 		return hd, fmt.Errorf("truncated header (%d of %d bytes)", len(b), hl)
 	}
+	hd.version = le.Uint32(b[8:])
+	if hd.version == FormatVersion { // a manifest, not a format-1 file
+		return hd, errVersion{hd.version}
+	}
 	h := hl - 8
 	if got, want := crc32.Checksum(b[:h], castagnoli), le.Uint32(b[h:]); got != want {
 		return hd, fmt.Errorf("header checksum mismatch (%08x, want %08x)", got, want)
 	}
-	hd.version = le.Uint32(b[8:])
-	hd.elem = le.Uint32(b[12:])
 	if hd.version != LegacyVersion {
 		return hd, errVersion{hd.version}
 	}
+	hd.elem = le.Uint32(b[12:])
 	if hd.elem != ElemFloat32 {
 		return hd, fmt.Errorf("unknown element type %d", hd.elem)
 	}
