@@ -24,8 +24,8 @@ import (
 var scaleSizes = []int{56600, 545000}
 
 type scaleFixture struct {
-	ix   *Index    // the exact baseline, in the heap
-	path string    // the same vectors as a format-2 index
+	ix   *Index // the exact baseline, in the heap
+	path string // the same vectors as a format-2 index
 	qs   [][]float32
 }
 
