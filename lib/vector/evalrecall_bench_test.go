@@ -23,7 +23,8 @@ import (
 // be the exact table that made the index): recall@10, and the fraction of queries whose
 // top 10 (labels and order) is identical. It varies the number of
 // re-scored candidates (RescoreFactor·k, RescoreMin 0) and reports the
-// package default as "default".
+// package default as "default". The "ivf-R-P" rows force the inverted
+// file (ivf.go, off by default) with R rows per list, probing P‰ of the lists.
 func BenchmarkRecallEvalQueries(b *testing.B) {
 	files, _ := filepath.Glob(filepath.Join(os.TempDir(), "dir2mcp-eval", "state", "*-orig-*", "vectors_*.flat"))
 	if len(files) == 0 {
@@ -56,6 +57,20 @@ func BenchmarkRecallEvalQueries(b *testing.B) {
 			exact.Upsert(l, v)
 		}
 		name := corpus + "/" + kind
+		for _, cfg := range [][2]int{{2048, 100}, {256, 300}} {
+			b.Run(name+"/ivf-"+itoa(cfg[0])+"-"+itoa(cfg[1]), func(b *testing.B) {
+				snap, _ := vector.Open(file)
+				vector.SetIVF(cfg[0], cfg[1])
+				defer vector.ForceANN(snap, 1000)()
+				var recall, same float64
+				for i := 0; i < b.N; i++ {
+					recall, same = compare(b, exact, snap, qs)
+				}
+				b.ReportMetric(recall, "recall@10")
+				b.ReportMetric(same, "top10-identical")
+				b.ReportMetric(float64(len(qs)), "queries")
+			})
+		}
 		for _, f := range []int{0, 2, 4, 8} {
 			sub := "default"
 			if f > 0 {

@@ -73,6 +73,8 @@ type segment struct {
 	codes  []int8
 	vecs   []float32
 	size   int64
+	// ivf is the inverted file, built on demand (ivf.go).
+	ivf ivfState
 	// release unmaps the file; nil for heap segments.
 	release func()
 }

@@ -46,16 +46,35 @@ func (s *Snapshot) Search(q []float32, k int, accept func(label int64) bool) ([]
 	}
 	qc, qs := quantizeQuery(q)
 	c := rescoreCount(k)
+	// Segments with a ready inverted file are probed; the others scanned,
+	// in parts when large. scanned[si] is si, or -1-i for probed[i].
+	var scanned []int
+	var probed []*ivf
 	total := 0
-	for _, g := range s.segs {
+	for si, g := range s.segs {
+		if s.useANN(g) {
+			if x := g.invertedFile(); x != nil {
+				scanned = append(scanned, -1-len(probed)) // probed[-1-v]
+				probed = append(probed, x)
+				continue
+			}
+		}
+		scanned = append(scanned, si)
 		total += g.rows()
 	}
-	var cands []Hit
+	h := topK{hits: make([]Hit, 0, c), k: c}
+	merge := func(hs []Hit) {
+		for _, x := range hs {
+			if h.admits(x.Score, x.Label) {
+				h.push(x)
+			}
+		}
+	}
 	if parts := min(runtime.GOMAXPROCS(0), total/partMin, maxParts); parts > 1 && accept == nil {
 		found := make([][]Hit, parts)
 		var wg sync.WaitGroup
 		for p := range parts {
-			part := func() { found[p] = s.approx(qc, qs, c, p*total/parts, (p+1)*total/parts, nil) }
+			part := func() { found[p] = s.approx(scanned, qc, qs, c, p*total/parts, (p+1)*total/parts, nil) }
 			if p == parts-1 {
 				part()
 			} else {
@@ -63,19 +82,19 @@ func (s *Snapshot) Search(q []float32, k int, accept func(label int64) bool) ([]
 			}
 		}
 		wg.Wait()
-		h := topK{hits: make([]Hit, 0, c), k: c}
 		for _, hs := range found {
-			for _, x := range hs {
-				if h.admits(x.Score, x.Label) {
-					h.push(x)
-				}
-			}
+			merge(hs)
 		}
-		cands = h.hits
 	} else {
-		cands = s.approx(qc, qs, c, 0, total, accept)
+		merge(s.approx(scanned, qc, qs, c, 0, total, accept))
 	}
-	h := topK{hits: make([]Hit, 0, k), k: k}
+	for si, v := range scanned {
+		if v < 0 {
+			s.approxIVF(&h, probed[-1-v], si, q, qc, qs, accept)
+		}
+	}
+	cands := h.hits
+	h = topK{hits: make([]Hit, 0, k), k: k}
 	for _, x := range cands {
 		g := s.segs[x.Label>>32]
 		r := int(uint32(x.Label))
@@ -92,13 +111,18 @@ func (s *Snapshot) Search(q []float32, k int, accept func(label int64) bool) ([]
 const scanBlock = 512
 
 // approx returns up to c candidates with the best approximate scores among
-// global rows [lo, hi) (rows numbered across segments, oldest first). A
-// candidate's Label is its position, segment<<32 | row.
-func (s *Snapshot) approx(qc []int16, qs float32, c, lo, hi int, accept func(int64) bool) []Hit {
+// rows [lo, hi) of the segments listed in scanned (rows numbered across
+// them in order; negative entries are skipped). A candidate's Label is
+// its position, segment<<32 | row.
+func (s *Snapshot) approx(scanned []int, qc []int16, qs float32, c, lo, hi int, accept func(int64) bool) []Hit {
 	h := topK{hits: make([]Hit, 0, c), k: c}
 	var dots [scanBlock]int32
 	base := 0
-	for si, g := range s.segs {
+	for _, si := range scanned {
+		if si < 0 {
+			continue
+		}
+		g := s.segs[si]
 		n := g.rows()
 		a, b := max(lo-base, 0), min(hi-base, n)
 		base += n
@@ -138,3 +162,33 @@ func checkVector(v []float32, dim int, model, field string) error {
 
 // dotF32 is the exact float32 dot product.
 func dotF32(a, b []float32) float32 { return vek32.Dot(a, b) }
+
+// useANN reports whether segment g is searched through its inverted file.
+func (s *Snapshot) useANN(g *segment) bool {
+	return ANNMinVectors > 0 && s.live >= ANNMinVectors && g.rows() >= ivfMinRows
+}
+
+// approxIVF adds to h the best approximate candidates of segment si among
+// the rows of the lists nearest to the query.
+func (s *Snapshot) approxIVF(h *topK, x *ivf, si int, qf []float32, qc []int16, qs float32, accept func(int64) bool) {
+	g, dead := s.segs[si], s.dead[si]
+	var dot [1]int32
+	for _, j := range x.probe(qf) {
+		for _, r32 := range x.rows[x.offs[j]:x.offs[j+1]] {
+			r := int(r32)
+			if isDead(dead, r) {
+				continue
+			}
+			dotsI8(qc, g.codes[r*g.stride:(r+1)*g.stride], dot[:])
+			sc := float32(dot[0]) * qs * g.scales[r]
+			pos := int64(si)<<32 | int64(r)
+			if !h.admits(sc, pos) {
+				continue
+			}
+			if accept != nil && !accept(g.labels[r]) {
+				continue
+			}
+			h.push(Hit{Label: pos, Score: sc})
+		}
+	}
+}
