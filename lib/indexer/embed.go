@@ -431,28 +431,21 @@ func (e *Embedding) flushAll(ctx context.Context) error {
 	return nil
 }
 
-// flush drops vectors of chunks that are gone, makes the new vectors durable
-// (vector.Writer.Flush), then marks the newly embedded chunks in the store
-// and purges tombstones.
+// flush drops the vectors of deleted chunks, makes the new vectors durable
+// (vector.Writer.Flush: one new segment, not a rewrite), then marks the
+// newly embedded chunks in the store and purges the deleted chunk rows.
+// Its cost grows with what changed since the last flush, not with the
+// index (Open reconciles the whole index with the store once).
 func (e *Embedding) flush(ctx context.Context, ks *kindState) error {
 	start := time.Now()
-	live, err := e.Store.EmbeddedIDs(ctx, ks.kind, ks.emb.ID())
+	gone, err := e.Store.DeletedChunkIDs(ctx, ks.kind)
 	if err != nil {
 		return err
 	}
-	for _, id := range ks.unflushed {
-		live[id] = struct{}{}
-	}
-	var gone []int64
-	for _, l := range ks.ix.Labels() {
-		if _, ok := live[l]; !ok {
-			gone = append(gone, l)
-		}
-	}
-	if len(ks.unflushed) == 0 && len(gone) == 0 && !ks.ix.Dirty() {
+	dropped := ks.ix.Delete(gone...)
+	if len(ks.unflushed) == 0 && dropped == 0 && !ks.ix.Dirty() {
 		return nil
 	}
-	ks.ix.Delete(gone...)
 	if err := ks.ix.Flush(); err != nil {
 		return err
 	}

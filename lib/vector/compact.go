@@ -13,6 +13,9 @@ import (
 // quarter of all rows are dead (deleted or overwritten), or more than
 // maxSegments pile up, everything is merged into one segment.
 const (
+	// evictEvery is how many rows a merge copies between dropping the
+	// source segments' resident pages.
+	evictEvery  = 8192
 	mergeFanout = 8
 	maxSegments = 40
 	levelBase   = 1024
@@ -95,6 +98,11 @@ func (w *Writer) merge(snap *Snapshot, i int, man *manifest) (*segment, error) {
 	seq := man.nextSeq
 	path := segPath(w.path, seq)
 	row := func(k int) (int64, float32, []int8, []float32) {
+		if k%evictEvery == 0 {
+			for _, g := range snap.segs[i:] {
+				evictMapping(g.data) // keep the resident set small
+			}
+		}
 		e := rows[k]
 		return snap.segs[e.seg].row(int(e.row))
 	}

@@ -73,6 +73,8 @@ type segment struct {
 	codes  []int8
 	vecs   []float32
 	size   int64
+	// data is the file mapping (nil for heap segments).
+	data []byte
 	// ivf is the inverted file, built on demand (ivf.go).
 	ivf ivfState
 	// release unmaps the file; nil for heap segments.
@@ -222,7 +224,10 @@ func openSegment(path string, seq uint64, dim int, full bool) (*segment, error) 
 		release()
 		return nil, err
 	}
-	s.seq, s.release = seq, sync.OnceFunc(release)
+	if full {
+		evictMapping(data) // the checksum pass touched every page
+	}
+	s.seq, s.data, s.release = seq, data, sync.OnceFunc(release)
 	// Unmapped when the last snapshot using it is collected, or earlier
 	// by an owner that knows it is unused (release is idempotent).
 	runtime.AddCleanup(s, func(r func()) { r() }, s.release)
