@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -249,7 +250,11 @@ func (r *Reloader) load() (*Snapshot, fileID, error) {
 
 // publish swaps in ix (nil for none) and describes it in s.
 func (r *Reloader) publish(s *Status, ix *Snapshot, id fileID, at time.Time, took time.Duration) {
-	r.cur.Store(ix)
+	if old := r.cur.Swap(ix); old.replacedBy(ix) {
+		// Segments merged away stay mapped (and their deleted files take
+		// disk space) until the old snapshot is collected: collect soon.
+		go runtime.GC()
+	}
 	r.loadedID = id
 	s.Loaded = ix != nil
 	s.LoadedAt, s.LoadDuration = at, took

@@ -54,6 +54,19 @@ func (s *Snapshot) Segments() int {
 	return len(s.segs)
 }
 
+// replacedBy reports whether s maps segments that next does not.
+func (s *Snapshot) replacedBy(next *Snapshot) bool {
+	if s == nil {
+		return false
+	}
+	for _, g := range s.segs {
+		if next == nil || !slices.Contains(next.segs, g) {
+			return true
+		}
+	}
+	return false
+}
+
 // lookup returns the segment and row holding label's live vector.
 func (s *Snapshot) lookup(l int64) (*segment, int, bool) {
 	if s == nil {
