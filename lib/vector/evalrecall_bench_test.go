@@ -62,13 +62,7 @@ func BenchmarkRecallEvalQueries(b *testing.B) {
 				snap, _ := vector.Open(file)
 				vector.SetIVF(cfg[0], cfg[1])
 				defer vector.ForceANN(snap, 1000)()
-				var recall, same float64
-				for i := 0; i < b.N; i++ {
-					recall, same = compare(b, exact, snap, qs)
-				}
-				b.ReportMetric(recall, "recall@10")
-				b.ReportMetric(same, "top10-identical")
-				b.ReportMetric(float64(len(qs)), "queries")
+				report(b, exact, snap, qs)
 			})
 		}
 		for _, f := range []int{0, 2, 4, 8} {
@@ -81,18 +75,25 @@ func BenchmarkRecallEvalQueries(b *testing.B) {
 					defer func(rf, rm int) { vector.RescoreFactor, vector.RescoreMin = rf, rm }(vector.RescoreFactor, vector.RescoreMin)
 					vector.RescoreFactor, vector.RescoreMin = f, 0
 				}
-				var recall, same float64
-				for i := 0; i < b.N; i++ {
-					recall, same = compare(b, exact, snap, qs)
-				}
-				b.ReportMetric(recall, "recall@10")
-				b.ReportMetric(same, "top10-identical")
-				b.ReportMetric(float64(len(qs)), "queries")
+				report(b, exact, snap, qs)
 			})
 		}
 	}
 }
 
+// report runs compare b.N times and reports its figures.
+func report(b *testing.B, exact *vector.Index, s *vector.Snapshot, qs [][]float32) {
+	var recall, same float64
+	for i := 0; i < b.N; i++ {
+		recall, same = compare(b, exact, s, qs)
+	}
+	b.ReportMetric(recall, "recall@10")
+	b.ReportMetric(same, "top10-identical")
+	b.ReportMetric(float64(len(qs)), "queries")
+}
+
+// compare returns recall@10 of s against exact and the fraction of
+// queries whose top 10 is identical.
 func compare(b *testing.B, exact *vector.Index, s *vector.Snapshot, qs [][]float32) (recall, same float64) {
 	hit, all, eq := 0, 0, 0
 	for _, q := range qs {
