@@ -36,22 +36,7 @@ func TestSnapshotSearchMatchesExactScan(t *testing.T) {
 	const dim = 64
 	w, _ := newWriter(t, dim)
 	r := rand.New(rand.NewSource(11))
-	m := model{}
-	for round := range 12 {
-		for range 800 {
-			l := int64(r.Intn(12000))
-			v := unit(r, dim)
-			must(t, w.Upsert(l, v))
-			m[l] = v
-		}
-		for range 100 {
-			l := int64(r.Intn(12000))
-			w.Delete(l)
-			delete(m, l)
-		}
-		must(t, w.Flush())
-		_ = round
-	}
+	m := churn(t, w, r, 12, 800, 300, 12000)
 	s := w.snap
 	if s.Segments() < 2 {
 		t.Fatalf("want several segments, have %d", s.Segments())

@@ -39,6 +39,37 @@ func checkSnapshot(t *testing.T, s *Snapshot, m model) {
 	}
 }
 
+// churn runs rounds of: upsert perRound random labels below maxLabel,
+// every third round delete dels random labels, flush; it checks the
+// writer's count and Delete's answers as it goes and returns the model.
+func churn(t *testing.T, w *Writer, r *rand.Rand, rounds, perRound, dels, maxLabel int) model {
+	t.Helper()
+	m := model{}
+	for round := range rounds {
+		for range perRound {
+			l := int64(r.Intn(maxLabel))
+			v := unit(r, w.Dim())
+			must(t, w.Upsert(l, v))
+			m[l] = v
+		}
+		if round%3 == 0 {
+			for range dels {
+				l := int64(r.Intn(maxLabel))
+				_, had := m[l]
+				if n := w.Delete(l); (n == 1) != had {
+					t.Fatalf("Delete(%d) = %d, had %v", l, n, had)
+				}
+				delete(m, l)
+			}
+		}
+		must(t, w.Flush())
+		if w.Len() != len(m) {
+			t.Fatalf("round %d: writer has %d, want %d", round, w.Len(), len(m))
+		}
+	}
+	return m
+}
+
 func newWriter(t *testing.T, dim int) (*Writer, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), FileName("text"))
@@ -59,34 +90,7 @@ func newWriter(t *testing.T, dim int) (*Writer, string) {
 func TestWriterFlushesSegmentsAndCompacts(t *testing.T) {
 	const dim = 24
 	w, path := newWriter(t, dim)
-	r := rand.New(rand.NewSource(7))
-	m := model{}
-	for round := range 60 {
-		for range 50 {
-			l := int64(r.Intn(2000))
-			v := unit(r, dim)
-			if err := w.Upsert(l, v); err != nil {
-				t.Fatal(err)
-			}
-			m[l] = v
-		}
-		if round%3 == 0 {
-			for range 20 {
-				l := int64(r.Intn(2000))
-				_, had := m[l]
-				if n := w.Delete(l); (n == 1) != had {
-					t.Fatalf("Delete(%d) = %d, had %v", l, n, had)
-				}
-				delete(m, l)
-			}
-		}
-		if err := w.Flush(); err != nil {
-			t.Fatal(err)
-		}
-		if w.Len() != len(m) {
-			t.Fatalf("round %d: writer has %d, want %d", round, w.Len(), len(m))
-		}
-	}
+	m := churn(t, w, rand.New(rand.NewSource(7)), 60, 50, 20, 2000)
 	checkSnapshot(t, w.snap, m)
 	if n := w.snap.Segments(); n > mergeFanout+2 {
 		t.Errorf("%d segments after 60 flushes, compaction should keep them few", n)
