@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -127,16 +128,17 @@ func (e *Embedding) openKind(ctx context.Context, kind string, emb embed.Embedde
 	if err != nil {
 		return nil, err
 	}
+	labels := ix.Labels() // ascending
 	var missing []int64
 	if reset == "" {
 		for id := range have {
-			if !ix.Has(id) {
+			if _, ok := slices.BinarySearch(labels, id); !ok {
 				missing = append(missing, id)
 			}
 		}
 	}
 	var stale []int64
-	for _, l := range ix.Labels() {
+	for _, l := range labels {
 		if _, ok := have[l]; !ok {
 			stale = append(stale, l)
 		}

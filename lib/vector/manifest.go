@@ -196,4 +196,4 @@ func readIndexFile(path string) (*manifest, *Index, fileID, error) {
 }
 
 // segName is the file name of segment seq.
-func segName(seq uint64) string { return fmt.Sprintf("%010d.vseg", seq) }
+func segName(seq uint64) string { return fmt.Sprintf("%020d.vseg", seq) }

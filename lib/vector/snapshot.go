@@ -190,7 +190,9 @@ func popcount(w uint64) int {
 // settles it.
 var errSegmentGone = errors.New("segment replaced while opening")
 
-// openSegments opens the segments m lists, reusing those of prev.
+// openSegments opens the segments m lists, reusing those of prev (same
+// number, rows and size; numbers are never reused within an index, see
+// freshSeq).
 func openSegments(path string, m *manifest, prev *Snapshot, full bool) ([]*segment, error) {
 	have := map[uint64]*segment{}
 	if prev != nil && prev.dim == m.dim {
@@ -200,7 +202,7 @@ func openSegments(path string, m *manifest, prev *Snapshot, full bool) ([]*segme
 	}
 	segs := make([]*segment, 0, len(m.segs))
 	for _, e := range m.segs {
-		if g := have[e.seq]; g != nil {
+		if g := have[e.seq]; g != nil && uint64(g.rows()) == e.rows && g.size == e.size {
 			segs = append(segs, g)
 			continue
 		}

@@ -2,6 +2,7 @@ package vector
 
 import (
 	"math/rand"
+	"os"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -171,5 +172,33 @@ func TestReloaderUnderFlushAndCompaction(t *testing.T) {
 	must(t, rl.Refresh())
 	if rl.Current().Len() != 4000 {
 		t.Errorf("final snapshot has %d", rl.Current().Len())
+	}
+}
+
+// After the index is removed and rebuilt (reindex) with the same shape, a
+// running Reloader serves the new vectors, never a mapped segment of the
+// old index that had the same number.
+func TestReloaderAfterRebuild(t *testing.T) {
+	w, path := newWriter(t, 8)
+	r := rand.New(rand.NewSource(5))
+	old := unit(r, 8)
+	must(t, w.Upsert(1, old))
+	must(t, w.Flush())
+	w.Close()
+	rl := NewReloader(path, ReloaderOptions{})
+	defer rl.Close()
+	<-rl.Ready()
+	os.Remove(path)
+	os.RemoveAll(segDirOf(path))
+	w2, err := OpenWriter(path)
+	must(t, err)
+	defer w2.Close()
+	must(t, w2.Reset("m", 8))
+	fresh := unit(r, 8)
+	must(t, w2.Upsert(1, fresh))
+	must(t, w2.Flush())
+	must(t, rl.Refresh())
+	if v, _ := rl.Current().Vector(1); !slices.Equal(v, fresh) {
+		t.Fatalf("reloader serves the old index's vector after a rebuild")
 	}
 }

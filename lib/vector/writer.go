@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"slices"
+	"time"
 
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
 )
@@ -41,11 +42,11 @@ func OpenWriter(path string) (*Writer, error) {
 	m, legacy, _, err := readIndexFile(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		w.man = manifest{nextSeq: 1}
+		w.man = manifest{nextSeq: freshSeq()}
 	case err != nil:
 		return nil, err
 	case legacy != nil:
-		w.man = manifest{model: legacy.model, dim: legacy.dim, nextSeq: 1}
+		w.man = manifest{model: legacy.model, dim: legacy.dim, nextSeq: freshSeq()}
 		w.pending = legacy
 	default:
 		w.man, w.exists = *m, true
@@ -72,6 +73,11 @@ func OpenWriter(path string) (*Writer, error) {
 	w.removeUnlisted()
 	return w, nil
 }
+
+// freshSeq is the first segment number of a new index: the clock, so a
+// reader that still maps segments of an index since removed (reindex)
+// never takes a new segment for an old one of the same number.
+func freshSeq() uint64 { return uint64(time.Now().UnixMicro()) }
 
 // Dropped names the segments OpenWriter found torn or corrupt and left
 // out; their vectors are lost and must be embedded again.
