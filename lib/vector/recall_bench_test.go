@@ -49,7 +49,7 @@ func BenchmarkRecallReal(b *testing.B) {
 		}
 		for _, scheme := range []string{"per-vector", "per-dim"} {
 			deq := dequantized(base, scheme == "per-dim")
-			for _, c := range []int{20, 40, 80} {
+			for _, c := range []int{20, 40} {
 				b.Run(name+"/"+scheme+"/cands="+itoaTest(c), func(b *testing.B) {
 					var r float64
 					for i := 0; i < b.N; i++ {

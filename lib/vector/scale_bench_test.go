@@ -74,6 +74,15 @@ func scaleIndex(b *testing.B, n int) *scaleFixture {
 	return f
 }
 
+// TestMain removes the scale fixtures' files after the run.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if scaleRoot != "" {
+		os.RemoveAll(scaleRoot)
+	}
+	os.Exit(code)
+}
+
 func sizeName(n int) string {
 	return strconv.FormatFloat(float64(n)/1000, 'f', -1, 64) + "k×512"
 }
