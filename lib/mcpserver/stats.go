@@ -78,7 +78,7 @@ type statsVector struct {
 }
 
 // IndexKindName describes the vector index implementation in stats.
-const IndexKindName = "exact-flat-f32 (SIMD dot product, no ANN approximation)"
+const IndexKindName = "segments-int8-f32 (int8 code scan, exact float32 re-scoring of the candidates)"
 
 func (s *Server) stats(ctx context.Context, _ *args) (toolOut, error) {
 	st := s.currentStatus(ctx)

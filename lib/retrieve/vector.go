@@ -106,11 +106,12 @@ func (e *Engine) fillCosines(list []*candidate, queryVecs map[string][]float32) 
 	}
 }
 
-// searchKind runs the exact search, drops deleted and filtered-out chunks,
+// searchKind runs the vector search (int8 candidates re-scored exactly, so
+// scores are exact cosines), drops deleted and filtered-out chunks,
 // and widens the search until depth hits survive or the index is exhausted.
 // It asks for k×oversample extra candidates up front (SPEC §6.3), and
 // oversamples the whole depth when filters may reject many.
-func (e *Engine) searchKind(ctx context.Context, gen store.Generation, ix *vector.Index, q []float32, f store.ChunkFilter, depth, k int) ([]vecHit, error) {
+func (e *Engine) searchKind(ctx context.Context, gen store.Generation, ix *vector.Snapshot, q []float32, f store.ChunkFilter, depth, k int) ([]vecHit, error) {
 	over := e.Oversample
 	if over <= 0 {
 		over = 5
