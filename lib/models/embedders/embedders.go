@@ -36,7 +36,7 @@ const Offline = local.Name
 // search.vector_weight 1.3 (was 0.9) hybrid 0.618 / 0.628 → 0.624 / 0.630,
 // no set below BM25-only by more than 0.003; the boost alone leaves hybrid
 // where it was, the weight alone does not help (tuned on the tuning halves:
-// boost 1.25–2, weight 0.9–2).
+// boost 1.5 and 2 on all sets, 0.5–3 on six corpora; weight 0.9–2).
 const (
 	localHashWeight     = 0.3
 	localHashDim        = 256
