@@ -25,7 +25,6 @@ type vecHit struct {
 func (e *Engine) vectorSearch(ctx context.Context, gen store.Generation, query string, kinds []string, f store.ChunkFilter, depth, k int) ([]vecHit, []string, map[string][]float32, error) {
 	var skipped []string
 	byKind := map[string][]float32{}
-	queryVecs := map[string][]float32{} // by embedder ID
 	perKind := map[string][]vecHit{}
 	models := map[string]bool{}
 	for _, kind := range kinds {
@@ -44,15 +43,13 @@ func (e *Engine) vectorSearch(ctx context.Context, gen store.Generation, query s
 			skipped = append(skipped, fmt.Sprintf("%s: vectors were made by %s, queries by %s (re-embedding pending)", kind, ix.Model(), emb.ID()))
 			continue
 		}
-		q, ok := queryVecs[emb.ID()]
-		if !ok {
-			vs, err := emb.Embed(ctx, []embed.Input{{Text: query, Kind: kind, Query: true}})
-			if err != nil {
-				return nil, nil, nil, err
-			}
-			q = vs[0]
-			queryVecs[emb.ID()] = q
+		// Embedded per kind even when the kinds share an embedder: a code
+		// query is prepared differently (identifiers split, as in code).
+		vs, err := emb.Embed(ctx, []embed.Input{{Text: query, Kind: kind, Query: true}})
+		if err != nil {
+			return nil, nil, nil, err
 		}
+		q := vs[0]
 		models[emb.ID()] = true
 		byKind[kind] = q
 		hits, err := e.searchKind(ctx, gen, ix, q, f, depth, k)
