@@ -50,6 +50,8 @@ type env struct {
 	ev      *events.Emitter // progress/lifecycle events
 	jsonOut bool
 	models  *models.Set // see providers
+	// replica reports a serve --from replica's position (nil otherwise).
+	replica func() any
 }
 
 // flagKeys maps command-line flags to config key paths (flags > env > file).

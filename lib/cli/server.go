@@ -172,6 +172,7 @@ func (s *service) open(status func(context.Context) indexer.Status) error {
 	s.mcp = &mcpserver.Server{
 		Engine: s.engine, Store: s.store, Root: e.root, Dir: e.dir, Exclude: ex, Config: cfg, Models: s.models,
 		Status: status, Logger: serverLogger(e), Events: e.ev, Providers: providers,
+		Replica:  e.replica,
 		ReadOnly: hasFlag(e.cmd, "read-only") && e.cmd.Bool("read-only"),
 		Audit:    s.audit,
 		Pending: func() {
@@ -235,7 +236,7 @@ func (s *service) listen() error {
 		SessionTimeout: cfg.Server.SessionInactivityTimeout.Std(), SessionMaxLifetime: cfg.Server.SessionMaxLifetime.Std(),
 		MaxBodyBytes: cfg.Server.MaxBodyBytes, RPS: rl.RPS, Burst: rl.Burst, LimitLoopback: rl.Loopback,
 		Payments: s.payments, Logger: serverLogger(e), SDKLogger: sdkLogger(e),
-		Tokens: s.tokens, Audit: s.audit,
+		Tokens: s.tokens, Audit: s.audit, Health: e.health(),
 	})
 	s.http = &http.Server{
 		Handler:           s.handler,

@@ -20,7 +20,8 @@ import (
 // not among them.
 func indexFiles() []string {
 	return []string{store.FileName, store.FileName + "-wal", store.FileName + "-shm",
-		vector.FileName(record.KindText), vector.FileName(record.KindCode), state.CorpusFile}
+		vector.FileName(record.KindText), vector.FileName(record.KindCode),
+		vector.SegmentDir(record.KindText), vector.SegmentDir(record.KindCode), state.CorpusFile}
 }
 
 // setAsideIndex moves the index files of the command's state dir into

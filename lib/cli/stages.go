@@ -11,6 +11,7 @@ import (
 	"github.com/dir2mcp/dir2mcp/lib/indexer"
 	"github.com/dir2mcp/dir2mcp/lib/models/embedders"
 	"github.com/dir2mcp/dir2mcp/lib/record"
+	"github.com/dir2mcp/dir2mcp/lib/scan"
 	"github.com/dir2mcp/dir2mcp/lib/state"
 	"github.com/dir2mcp/dir2mcp/lib/store"
 	ucli "github.com/urfave/cli/v3"
@@ -26,6 +27,9 @@ func ScanCommand() *ucli.Command {
 			"if one exists; nothing is written. See docs/pipeline.md for the record format.",
 		Flags: []ucli.Flag{
 			&ucli.BoolFlag{Name: "rehash", Usage: "read and hash every file (ignore the size+mtime shortcut)"},
+			toFlag("publish the document records on a NATS JetStream subject instead of stdout"),
+			&ucli.StringFlag{Name: "content", Value: "object",
+				Usage: "with --to: object (file bytes in the JetStream object store) or path (workers read the shared root)"},
 		},
 		Action: runScan,
 	}
@@ -51,10 +55,19 @@ func runScan(ctx context.Context, cmd *ucli.Command) error {
 	if err != nil {
 		return err
 	}
+	var stats scan.Stats
+	scanAll := func(emit func(record.Document) error) (err error) {
+		stats, err = indexer.Scan(ctx, e.cfg, indexer.ScanInput{Root: e.root.Dir(), Dir: e.dir, Store: st,
+			Rehash: cmd.Bool("rehash") || (st != nil && changed), Warn: indexer.WarnTo(e.ev)}, emit)
+		return err
+	}
 	w := record.NewWriter(e.stdout)
 	defer w.Flush()
-	stats, err := indexer.Scan(ctx, e.cfg, indexer.ScanInput{Root: e.root.Dir(), Dir: e.dir, Store: st,
-		Rehash: cmd.Bool("rehash") || (st != nil && changed), Warn: indexer.WarnTo(e.ev)}, func(d record.Document) error { return w.Write(d) })
+	if cmd.String("to") != "" {
+		err = scanToStream(ctx, e, cmd, scanAll)
+	} else {
+		err = scanAll(func(d record.Document) error { return w.Write(d) })
+	}
 	if err != nil {
 		return err
 	}
@@ -74,9 +87,11 @@ func ExtractCommand() *ucli.Command {
 		UsageText: "dir2mcp-scan | dir2mcp-extract [--state-dir DIR] [--force] > chunks.ndjson",
 		Description: "Takes the index lock (locks/index.lock). Prints a chunk record for every chunk it creates " +
 			"(new text, pending embedding); unchanged chunks keep their vectors and are not printed.",
-		Flags: []ucli.Flag{
+		Flags: append([]ucli.Flag{
 			&ucli.BoolFlag{Name: "force", Usage: "rebuild representations of unchanged documents too"},
-		},
+			fromFlag("work on the document records of a NATS JetStream subject, shared with other workers"),
+			toFlag("with --from: publish representation and chunk records on this subject"),
+		}, workerFlags("extract")...),
 		Action: runExtract,
 	}
 }
@@ -85,6 +100,12 @@ func runExtract(ctx context.Context, cmd *ucli.Command) error {
 	e, err := setup(cmd, true)
 	if err != nil {
 		return err
+	}
+	if cmd.String("from") != "" {
+		return extractStream(ctx, e, cmd)
+	}
+	if cmd.String("to") != "" {
+		return errcode.FieldError(errcode.ConfigInvalid, "--to", "--to nats:// needs --from nats:// (a worker reads and writes streams)")
 	}
 	lock, err := e.dir.TryLock(state.IndexLock)
 	if err != nil {
@@ -138,9 +159,11 @@ func EmbedCommand() *ucli.Command {
 		UsageText: "dir2mcp-embed [--state-dir DIR]            (pending chunks from the index)\n   dir2mcp-extract | dir2mcp-embed --input stdin   (chunk records from a pipe)",
 		Description: "Takes the vectors lock (locks/vectors.lock). With --input auto (default) chunk records are read " +
 			"from stdin when it is a pipe, otherwise every pending chunk in the index is embedded.",
-		Flags: []ucli.Flag{
+		Flags: append([]ucli.Flag{
 			&ucli.StringFlag{Name: "input", Value: "auto", Usage: "auto | stdin | store"},
-		},
+			fromFlag("work on the chunk records of a NATS JetStream subject, shared with other workers"),
+			toFlag("with --from: publish vector records here (default: <from subject>.vectors)"),
+		}, workerFlags("embed")...),
 		Action: runEmbed,
 	}
 }
@@ -149,6 +172,12 @@ func runEmbed(ctx context.Context, cmd *ucli.Command) error {
 	e, err := setup(cmd, true)
 	if err != nil {
 		return err
+	}
+	if cmd.String("from") != "" {
+		return embedStream(ctx, e, cmd)
+	}
+	if cmd.String("to") != "" {
+		return errcode.FieldError(errcode.ConfigInvalid, "--to", "--to nats:// needs --from nats:// (a worker reads and writes streams)")
 	}
 	input := cmd.String("input")
 	switch input {
@@ -227,7 +256,8 @@ func ServeCommand() *ucli.Command {
 		Usage: "serve an existing state dir over MCP: Streamable HTTP, or stdin/stdout with --stdio (no indexing)",
 		Description: "Reads the index while other processes (dir2mcp-extract, dir2mcp-embed, cron jobs) write it; " +
 			"new chunks and vector files are picked up without a restart.",
-		Flags:  serverFlags(),
+		Flags: append(serverFlags(),
+			fromFlag("be a replica: build and follow this state dir's index from the chunk subject extract and embed publish on")),
 		Action: runServe,
 	}
 }
@@ -242,6 +272,14 @@ func runServe(ctx context.Context, cmd *ucli.Command) error {
 		return err
 	}
 	defer st.Close()
+	replicaErr := make(chan error, 1)
+	if cmd.String("from") != "" {
+		stop, err := startReplica(ctx, e, cmd, st, replicaErr)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
 	svc, err := startService(ctx, e, st, nil)
 	if err != nil {
 		return err
@@ -253,6 +291,8 @@ func runServe(ctx context.Context, cmd *ucli.Command) error {
 	select {
 	case <-ctx.Done():
 		return nil
+	case err := <-replicaErr:
+		return err
 	case err := <-svc.served:
 		if err != nil {
 			return errcode.Wrap(errcode.BindFailed, err, "server stopped: %v", err)

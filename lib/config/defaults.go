@@ -35,7 +35,7 @@ func Default() *Config {
 			Fusion:        "cc",
 			RRFK:          60,
 			LexicalWeight: 1.0,
-			VectorWeight:  0.9,
+			VectorWeight:  1.3,
 			Candidates:    100,
 			MaxPerFile:    3,
 		},

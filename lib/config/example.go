@@ -66,7 +66,7 @@ search:
   fusion: cc               # cc (convex combination of normalised scores) | rrf (reciprocal rank fusion)
   rrf_k: 60                # reciprocal rank fusion constant
   lexical_weight: 1        # BM25 channel weight
-  vector_weight: 0.9       # vector channel weight (cc: scaled per query by what BM25 leaves unexplained)
+  vector_weight: 1.3       # vector channel weight (cc: scaled per query by what BM25 leaves unexplained)
   candidates: 100          # candidates per channel before fusion
   max_per_file: 3          # cap on hits from one file; 0 = no cap
 

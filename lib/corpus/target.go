@@ -58,6 +58,12 @@ func (a *Access) Open(ctx context.Context, rel string) (Target, error) {
 		}
 		t.Rel = clean
 	}
+	return a.lookup(ctx, t)
+}
+
+// lookup checks t's scope and finds it in the index (the second half of
+// Open).
+func (a *Access) lookup(ctx context.Context, t Target) (Target, error) {
 	if err := checkScope(ctx, t.Rel); err != nil {
 		return t, err
 	}

@@ -47,6 +47,12 @@ const (
 	IndexNotReady        Code = "INDEX_NOT_READY"
 	IndexLocked          Code = "INDEX_LOCKED"
 	RootInaccessible     Code = "ROOT_INACCESSIBLE"
+	// StreamUnavailable: a NATS endpoint (--from/--to nats://…) could not
+	// be reached or its stream set up.
+	StreamUnavailable Code = "STREAM_UNAVAILABLE"
+	// RecordInvalid: a record on a stream could not be read; it is parked
+	// on the dead-letter subject.
+	RecordInvalid Code = "RECORD_INVALID"
 )
 
 // Ingestion/extraction (§14.4).

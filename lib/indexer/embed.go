@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -21,9 +22,11 @@ import (
 // Embedding is the embed stage: it turns pending chunks into vectors and
 // keeps one vector file per index kind in the state directory.
 //
-// Vectors are written to the file (atomically) before the chunks are marked
-// embedded in the store, so a crash at any point leaves chunks pending, never
-// marked embedded without a vector; the next run re-embeds them.
+// Vectors are made durable (a new segment, then the manifest, see
+// vector.Writer) before the chunks are marked embedded in the store, so a
+// crash at any point leaves chunks pending, never marked embedded without a
+// vector; the next run re-embeds them. Memory holds only the vectors not yet
+// flushed, and a flush writes only those.
 type Embedding struct {
 	Store     *store.Store
 	Dir       state.Dir
@@ -34,9 +37,9 @@ type Embedding struct {
 	BatchSize int
 	// Concurrency is the number of Embed calls in flight (default GOMAXPROCS).
 	Concurrency int
-	// MinFlush is the shortest interval between vector file writes (default 2s).
+	// MinFlush is the shortest interval between vector flushes (default 2s).
 	MinFlush time.Duration
-	// Flushed, if set, is called after a vector file of kind was replaced
+	// Flushed, if set, is called after the vector index of kind changed on disk
 	// (an in-process server refreshes its snapshot at once).
 	Flushed func(kind string)
 
@@ -46,7 +49,7 @@ type Embedding struct {
 type kindState struct {
 	kind      string
 	emb       embed.Embedder
-	ix        *vector.Index
+	ix        *vector.Writer
 	unflushed []int64
 	lastFlush time.Time
 	flushCost time.Duration
@@ -90,24 +93,33 @@ func (e *Embedding) openKind(ctx context.Context, kind string, emb embed.Embedde
 	if err != nil {
 		return nil, err
 	}
-	ix, err := vector.Load(path)
+	ix, err := vector.OpenWriter(path)
 	reset := ""
-	switch {
-	case err != nil && os.IsNotExist(unwrapAll(err)):
-		ix = nil
-	case err != nil:
+	if err != nil {
+		// An unreadable manifest (corrupt, or a version this build does
+		// not read) is replaced by a new index.
 		reset = fmt.Sprintf("vector file %s is unreadable (%v)", path, err)
-		ix = nil
-	case ix.Model() != emb.ID() || ix.Dim() != emb.Dim():
+		if rmErr := os.Remove(path); rmErr != nil && !os.IsNotExist(rmErr) {
+			return nil, err
+		}
+		if ix, err = vector.OpenWriter(path); err != nil {
+			return nil, err
+		}
+	}
+	for _, d := range ix.Dropped() {
+		e.Events.Emit(events.Warn, record.EvNotice, map[string]any{
+			"message": fmt.Sprintf("vector segment of %s dropped: %s; its chunks are embedded again", path, d), "kind": kind,
+		})
+	}
+	switch {
+	case reset != "":
+	case ix.Model() != "" && (ix.Model() != emb.ID() || ix.Dim() != emb.Dim()):
 		reset = fmt.Sprintf("embedding model for %s changed from %s (%d-d) to %s (%d-d)", kind, ix.Model(), ix.Dim(), emb.ID(), emb.Dim())
-		ix = nil
-	}
-	if reset == "" && stored != "" && stored != emb.ID() {
+	case stored != "" && stored != emb.ID():
 		reset = fmt.Sprintf("embedding model for %s changed from %s to %s", kind, stored, emb.ID())
-		ix = nil
 	}
-	if ix == nil {
-		if ix, err = vector.New(emb.ID(), emb.Dim()); err != nil {
+	if reset != "" || ix.Model() == "" {
+		if err := ix.Reset(emb.ID(), emb.Dim()); err != nil {
 			return nil, err
 		}
 	}
@@ -116,16 +128,17 @@ func (e *Embedding) openKind(ctx context.Context, kind string, emb embed.Embedde
 	if err != nil {
 		return nil, err
 	}
+	labels := ix.Labels() // ascending
 	var missing []int64
 	if reset == "" {
 		for id := range have {
-			if !ix.Has(id) {
+			if _, ok := slices.BinarySearch(labels, id); !ok {
 				missing = append(missing, id)
 			}
 		}
 	}
 	var stale []int64
-	for _, l := range ix.Labels() {
+	for _, l := range labels {
 		if _, ok := have[l]; !ok {
 			stale = append(stale, l)
 		}
@@ -420,31 +433,23 @@ func (e *Embedding) flushAll(ctx context.Context) error {
 	return nil
 }
 
-// flush drops vectors of chunks that are gone, writes the vector file, then
-// marks the newly embedded chunks in the store and purges tombstones.
+// flush drops the vectors of deleted chunks, makes the new vectors durable
+// (vector.Writer.Flush: one new segment, not a rewrite), then marks the
+// newly embedded chunks in the store and purges the deleted chunk rows.
+// Its cost grows with what changed since the last flush, not with the
+// index (Open reconciles the whole index with the store once).
 func (e *Embedding) flush(ctx context.Context, ks *kindState) error {
-	path := e.Dir.Join(vector.FileName(ks.kind))
 	start := time.Now()
-	live, err := e.Store.EmbeddedIDs(ctx, ks.kind, ks.emb.ID())
+	gone, err := e.Store.DeletedChunkIDs(ctx, ks.kind)
 	if err != nil {
 		return err
 	}
-	for _, id := range ks.unflushed {
-		live[id] = struct{}{}
-	}
-	var gone []int64
-	for _, l := range ks.ix.Labels() {
-		if _, ok := live[l]; !ok {
-			gone = append(gone, l)
-		}
-	}
-	_, statErr := os.Stat(path)
-	if len(ks.unflushed) == 0 && len(gone) == 0 && statErr == nil {
+	dropped := ks.ix.Delete(gone...)
+	if len(ks.unflushed) == 0 && dropped == 0 && !ks.ix.Dirty() {
 		return nil
 	}
-	ks.ix.Delete(gone...)
-	if err := ks.ix.WriteFile(path); err != nil {
-		return errcode.Wrap(errcode.StoreCorrupt, err, "write %s: %v", path, err)
+	if err := ks.ix.Flush(); err != nil {
+		return err
 	}
 	ids := ks.unflushed
 	err = e.Store.Update(ctx, func(tx *store.Tx) error {

@@ -41,6 +41,15 @@ type Extractor struct {
 	// Media turns PDFs, images and audio into text (nil: text layers of
 	// PDFs only).
 	Media *Media
+	// Read returns a document's bytes instead of reading Root/RelPath
+	// (a worker on another host reads them from a stream); nil reads the file.
+	Read func(record.Document) ([]byte, error)
+	// InCommit runs inside each commit's transaction, after the documents
+	// (a replica records the stream position it applied, atomically).
+	InCommit func(*store.Tx) error
+	// applying is the size of the batch Apply commits: InCommit runs only
+	// in a transaction holding all of it, not in the per-document retries.
+	applying int
 
 	roots    map[string]*rootfs.Root
 	mu       sync.Mutex
@@ -101,15 +110,9 @@ func (x *Extractor) Run(ctx context.Context, in <-chan record.Document) error {
 			workers = max(workers, 4)
 		}
 	}
-	ex, err := exclude.New(x.Config.Security.PathExcludes, x.Config.Security.SecretPatterns)
-	if err != nil {
+	if err := x.init(); err != nil {
 		return err
 	}
-	x.exclude = ex
-	if x.redact, err = Redactor(x.Config); err != nil {
-		return err
-	}
-	x.deferred = deferredTypes(x.Config, x.Media)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	jobs := make(chan job, workers*4)
@@ -151,7 +154,7 @@ func (x *Extractor) Run(ctx context.Context, in <-chan record.Document) error {
 		}()
 	}
 	go func() { wg.Wait(); close(results) }()
-	err = x.write(ctx, results)
+	err := x.write(ctx, results)
 	if err != nil {
 		cancel()
 		for range results { // drain so workers exit
@@ -159,6 +162,20 @@ func (x *Extractor) Run(ctx context.Context, in <-chan record.Document) error {
 		return err
 	}
 	return ctx.Err()
+}
+
+// init compiles the exclusion and redaction rules and the deferred types.
+func (x *Extractor) init() error {
+	ex, err := exclude.New(x.Config.Security.PathExcludes, x.Config.Security.SecretPatterns)
+	if err != nil {
+		return err
+	}
+	x.exclude = ex
+	if x.redact, err = Redactor(x.Config); err != nil {
+		return err
+	}
+	x.deferred = deferredTypes(x.Config, x.Media)
+	return nil
 }
 
 func (x *Extractor) failed(r result, status string, code errcode.Code, reason string) result {
@@ -239,6 +256,9 @@ func (x *Extractor) commit(ctx context.Context, batch []result) error {
 				return fmt.Errorf("%s: %w", batch[i].doc.RelPath, err)
 			}
 			added = append(added, c...)
+		}
+		if x.InCommit != nil && len(batch) == x.applying {
+			return x.InCommit(tx)
 		}
 		return nil
 	})

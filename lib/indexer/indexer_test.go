@@ -133,7 +133,7 @@ func TestIncrementalRunsReuseVectors(t *testing.T) {
 		t.Errorf("delete run %+v", fourth)
 	}
 	c := f.counts()
-	ix, err := vector.Load(f.dir.Join(vector.FileName(record.KindText)))
+	ix, err := vector.Open(f.dir.Join(vector.FileName(record.KindText)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +157,7 @@ func TestModelChangeReembedsEverything(t *testing.T) {
 		t.Errorf("no model-change notice in events:\n%s", f.log.String())
 	}
 	for _, kind := range []string{record.KindText, record.KindCode} {
-		ix, err := vector.Load(f.dir.Join(vector.FileName(kind)))
+		ix, err := vector.Open(f.dir.Join(vector.FileName(kind)))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -41,11 +41,7 @@ func (x *Extractor) prepare(ctx context.Context, j job) result {
 	if d.DocType == record.DocBinaryIgnored {
 		return x.failed(r, record.StatusSkipped, errcode.BinarySkipped, "binary file")
 	}
-	root, err := x.root(d.Root)
-	if err != nil {
-		return x.failed(r, record.StatusError, errcode.Of(err), err.Error())
-	}
-	data, _, err := root.ReadFile(d.RelPath, 0)
+	data, err := x.read(d)
 	if err != nil {
 		if errcode.Of(err) == errcode.FileNotFound {
 			r.act = actTombstone // vanished between scan and extract
@@ -56,6 +52,19 @@ func (x *Extractor) prepare(ctx context.Context, j job) result {
 	r.doc.ContentHash = cache.ContentHash(data)
 	r.doc.SizeBytes = int64(len(data))
 	return x.represent(ctx, r, data)
+}
+
+// read returns a document's bytes: from Read when set, else the file.
+func (x *Extractor) read(d record.Document) ([]byte, error) {
+	if x.Read != nil {
+		return x.Read(d)
+	}
+	root, err := x.root(d.Root)
+	if err != nil {
+		return nil, err
+	}
+	data, _, err := root.ReadFile(d.RelPath, 0)
+	return data, err
 }
 
 // represent builds the representation of a document's bytes by doc type.

@@ -149,6 +149,9 @@ func (j *Job) reset(ctx context.Context) error {
 		if err := os.Remove(j.Dir.Join(vector.FileName(kind))); err != nil && !os.IsNotExist(err) {
 			return err
 		}
+		if err := os.RemoveAll(j.Dir.Join(vector.SegmentDir(kind))); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -54,3 +54,40 @@ func InColumns(e Expr, cols ...string) Expr {
 	}
 	return Expr("{" + strings.Join(cols, " ") + "} : (" + string(e) + ")")
 }
+
+// Phrases returns the tokens of e's phrases (its quoted terms, unescaped)
+// in the order FTS5 numbers them, and the columns e is restricted to (nil:
+// all). ok is false when e has a column filter anywhere but around the
+// whole expression, a shape this file never writes.
+func (e Expr) Phrases() (terms, cols []string, ok bool) {
+	s := strings.TrimSpace(string(e))
+	if strings.HasPrefix(s, "{") {
+		end := strings.IndexByte(s, '}')
+		if end < 0 {
+			return nil, nil, false
+		}
+		cols = strings.Fields(s[1:end])
+		s = s[end+1:]
+	}
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '{':
+			return nil, nil, false
+		case '"':
+			var t strings.Builder
+			for i++; i < len(s); i++ {
+				if s[i] == '"' {
+					if i+1 < len(s) && s[i+1] == '"' {
+						t.WriteByte('"')
+						i++
+						continue
+					}
+					break
+				}
+				t.WriteByte(s[i])
+			}
+			terms = append(terms, t.String())
+		}
+	}
+	return terms, cols, true
+}

@@ -24,6 +24,9 @@ import (
 type Options struct {
 	// Path is the MCP endpoint (default /mcp).
 	Path string
+	// Health adds fields to GET /health (a serve replica's lag); nil adds
+	// none.
+	Health func() map[string]any
 	// Token is the server's own bearer token (full scope, label owner);
 	// empty disables auth.
 	Token string
@@ -123,7 +126,13 @@ func New(srv *mcp.Server, o Options) *Handler {
 	srv.AddSendingMiddleware(table.skipUnreachable)
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "name": "dir2mcp", "version": version.Version})
+		body := map[string]any{"status": "ok", "name": "dir2mcp", "version": version.Version}
+		if o.Health != nil {
+			for k, v := range o.Health() {
+				body[k] = v
+			}
+		}
+		writeJSON(w, http.StatusOK, body)
 	})
 	mux.Handle(o.Path, guard(o, checkIDs(o.MaxBodyBytes, table)))
 	return &Handler{mux: mux, sessions: table}

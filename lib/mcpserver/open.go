@@ -23,6 +23,9 @@ type openResult struct {
 	Span      *record.Span `json:"span,omitempty"`
 	Content   string       `json:"content"`
 	Truncated bool         `json:"truncated"`
+	// Stored: the file is not on this host; the content is the copy a
+	// serve replica keeps (docs/scaling.md).
+	Stored bool `json:"stored,omitempty"`
 	*byteRange
 }
 
@@ -51,6 +54,18 @@ func (s *Server) openFile(ctx context.Context, a *args) (toolOut, error) {
 		maxChars = min(maxChars, a.integer("max_tokens")*charsPerToken)
 	}
 	t, err := s.access.Open(ctx, rel)
+	var data []byte
+	stored := false
+	if errcode.Of(err) == errcode.FileNotFound {
+		// Not on this host: a serve replica answers from its stored copy.
+		var st corpus.Target
+		var serr error
+		if st, data, stored, serr = s.access.OpenStored(ctx, rel); serr != nil {
+			return toolOut{}, serr
+		} else if stored {
+			t, err = st, nil
+		}
+	}
 	if err != nil {
 		return toolOut{}, err
 	}
@@ -68,7 +83,6 @@ func (s *Server) openFile(ctx context.Context, a *args) (toolOut, error) {
 	case hasStartMs || hasEndMs:
 		return s.openTime(ctx, t, startMs, endMs, hasEndMs, maxChars)
 	}
-	var data []byte
 	if !t.Known { // not indexed (yet): its bytes tell its type
 		if data, _, err = s.access.Read(ctx, &t, maxOpenBytes); err != nil {
 			return toolOut{}, err
@@ -130,7 +144,7 @@ func (s *Server) openFile(ctx context.Context, a *args) (toolOut, error) {
 		}
 		hi = min(hi, total)
 	}
-	out := openResult{RelPath: rel, DocType: docType}
+	out := openResult{RelPath: rel, DocType: docType, Stored: stored}
 	var b strings.Builder
 	last := lo - 1
 	for i := lo; i <= hi; i++ {
@@ -165,6 +179,9 @@ func (s *Server) openFile(ctx context.Context, a *args) (toolOut, error) {
 	}
 	if out.Truncated {
 		header += fmt.Sprintf(" — truncated at %d characters (max_chars/max_tokens); continue with start_line=%d", maxChars, last+1)
+	}
+	if stored {
+		header += " — the file is not on this host; served from the replica's stored copy of the indexed version"
 	}
 	return toolOut{out: out, summary: header + "\n" + out.Content, files: []string{rel}}, nil
 }

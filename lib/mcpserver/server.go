@@ -48,6 +48,9 @@ type Server struct {
 	Models  state.Models
 	// Status reports the current indexing job (nil: read corpus.json).
 	Status func(ctx context.Context) indexer.Status
+	// Replica reports a serve replica's stream position and lag (nil: not
+	// a replica); stats shows it.
+	Replica func() any
 	// Logger receives server logs (stderr or a log file); they also flow to
 	// clients that set a level with logging/setLevel.
 	Logger *slog.Logger

@@ -23,6 +23,9 @@ type statsResult struct {
 	Models          state.Models           `json:"models"`
 	Documents       statsDocs              `json:"documents"`
 	Vectors         map[string]statsVector `json:"vectors"`
+	// Replica is the stream position and lag of a serve replica
+	// (docs/scaling.md); omitted on a local index.
+	Replica any `json:"replica,omitempty"`
 }
 
 type statsIndexing struct {
@@ -75,7 +78,7 @@ type statsVector struct {
 }
 
 // IndexKindName describes the vector index implementation in stats.
-const IndexKindName = "exact-flat-f32 (SIMD dot product, no ANN approximation)"
+const IndexKindName = "segments-int8-f32 (int8 code scan, exact float32 re-scoring of the candidates)"
 
 func (s *Server) stats(ctx context.Context, _ *args) (toolOut, error) {
 	st := s.currentStatus(ctx)
@@ -122,6 +125,10 @@ func (s *Server) stats(ctx context.Context, _ *args) (toolOut, error) {
 	summary := fmt.Sprintf("Index of %s: %d documents (%s), %d chunks, %d embedded, %d pending; indexing running=%v; embedders text=%s code=%s",
 		res.Root, counts.Documents, store.FormatCounts(counts.ByStatus), counts.Chunks, counts.Embedded, counts.Pending, st.Running,
 		s.Models.EmbedText, s.Models.EmbedCode)
+	if s.Replica != nil {
+		res.Replica = s.Replica()
+		summary += fmt.Sprintf("\n%v", res.Replica)
+	}
 	if st.Interrupted {
 		summary += fmt.Sprintf("\nThe last indexing job (%s) was interrupted before it finished; the next `dir2mcp up` or `dir2mcp index` resumes it.", st.JobID)
 	}

@@ -22,14 +22,20 @@ const (
 	TypeDocument = "document"
 	TypeChunk    = "chunk"
 	TypeEvent    = "event"
+	// TypeRepresentation and TypeVector travel only over NATS streams
+	// (docs/scaling.md): a document's extraction, and a chunk's vector.
+	TypeRepresentation = "representation"
+	TypeVector         = "vector"
 )
 
 // Current versions written by this build. Major is what readers check.
 const (
-	DocumentVersion = "1.0"
-	ChunkVersion    = "1.0"
-	EventVersion    = "1.0"
-	SupportedMajor  = 1
+	DocumentVersion       = "1.0"
+	ChunkVersion          = "1.0"
+	EventVersion          = "1.0"
+	RepresentationVersion = "1.0"
+	VectorVersion         = "1.0"
+	SupportedMajor        = 1
 )
 
 // Change says how a scanned document differs from what the state dir holds.
@@ -145,6 +151,26 @@ type Chunk struct {
 
 // NewChunk returns a Chunk with Type and V set.
 func NewChunk() Chunk { return Chunk{Type: TypeChunk, V: ChunkVersion} }
+
+// Vector is a chunk's embedding as an embed worker publishes it on a stream.
+// Key identifies what was embedded (VectorKey), so any chunk with the same
+// input takes the vector; RelPath, RepHash, Ordinal and TextHash name the
+// chunk it was computed for.
+type Vector struct {
+	Type      string    `json:"type"`
+	V         string    `json:"v"`
+	Model     string    `json:"model"` // embedder ID, e.g. "hash-v1/512"
+	IndexKind string    `json:"index_kind"`
+	Key       string    `json:"key"`
+	RelPath   string    `json:"rel_path"`
+	RepHash   string    `json:"rep_hash"`
+	Ordinal   int       `json:"ordinal"`
+	TextHash  string    `json:"text_hash"`
+	Vector    []float32 `json:"vector"`
+}
+
+// NewVector returns a Vector with Type and V set.
+func NewVector() Vector { return Vector{Type: TypeVector, V: VectorVersion} }
 
 // Span kinds.
 const (
@@ -293,6 +319,9 @@ const (
 	// EvIndexLocked: a server found another writer holding the index; it
 	// keeps serving and indexes once the writer is done.
 	EvIndexLocked = "index_locked"
+	// EvRecordParked: a record on a NATS stream could not be read; it was
+	// moved to the dead-letter subject (never acked silently, never retried).
+	EvRecordParked = "record_parked"
 )
 
 // CheckVersion reports an error unless v is "MAJOR.MINOR" (or "MAJOR") with

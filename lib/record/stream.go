@@ -78,20 +78,7 @@ func (r *Reader) Next(dst any) error {
 		if len(trimSpace(b)) == 0 {
 			continue
 		}
-		var h header
-		if err := json.Unmarshal(b, &h); err != nil {
-			return fmt.Errorf("record: line %d: not a JSON object: %v", r.line, err)
-		}
-		if h.Type != r.want {
-			return fmt.Errorf("record: line %d: got a %q record, want %q", r.line, h.Type, r.want)
-		}
-		if err := CheckVersion(h.Type, h.V); err != nil {
-			return fmt.Errorf("line %d: %w", r.line, err)
-		}
-		if err := json.Unmarshal(b, dst); err != nil {
-			return fmt.Errorf("record: line %d: %v", r.line, err)
-		}
-		return nil
+		return decode(b, r.want, dst, fmt.Sprintf("line %d: ", r.line))
 	}
 	if err := r.sc.Err(); err != nil {
 		return fmt.Errorf("record: line %d: %w", r.line+1, err)
@@ -107,4 +94,27 @@ func trimSpace(b []byte) []byte {
 		b = b[:len(b)-1]
 	}
 	return b
+}
+
+// Decode reads one record of type want from b (one NDJSON line, or one
+// stream message) into dst, with the checks of Reader.Next.
+func Decode(b []byte, want string, dst any) error { return decode(b, want, dst, "") }
+
+// decode checks the envelope, then decodes; where prefixes messages (the
+// line number of a Reader).
+func decode(b []byte, want string, dst any, where string) error {
+	var h header
+	if err := json.Unmarshal(b, &h); err != nil {
+		return fmt.Errorf("record: %snot a JSON object: %v", where, err)
+	}
+	if h.Type != want {
+		return fmt.Errorf("record: %sgot a %q record, want %q", where, h.Type, want)
+	}
+	if err := CheckVersion(h.Type, h.V); err != nil {
+		return fmt.Errorf("%s%w", where, err)
+	}
+	if err := json.Unmarshal(b, dst); err != nil {
+		return fmt.Errorf("record: %s%v", where, err)
+	}
+	return nil
 }

@@ -33,7 +33,6 @@ type Engine struct {
 	// Complete reports whether indexing has finished (nil = true).
 	Complete func() bool
 
-	dfs      dfCache
 	refCache refCache
 }
 

@@ -4,7 +4,9 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/dir2mcp/dir2mcp/lib/config"
@@ -299,5 +301,40 @@ func TestBM25FindsAreScoredByVectorToo(t *testing.T) {
 	}
 	if lexOnly == 0 {
 		t.Fatalf("no candidate found by BM25 alone among %d", len(r.Candidates))
+	}
+}
+
+// kindRecorder is an embedder that records the kinds queries are embedded for.
+type kindRecorder struct {
+	embed.Embedder
+	mu    sync.Mutex
+	kinds []string
+}
+
+func (r *kindRecorder) Embed(ctx context.Context, in []embed.Input) ([][]float32, error) {
+	r.mu.Lock()
+	for _, x := range in {
+		if x.Query {
+			r.kinds = append(r.kinds, x.Kind)
+		}
+	}
+	r.mu.Unlock()
+	return r.Embedder.Embed(ctx, in)
+}
+
+// Each index is searched with the query prepared for its kind, even when
+// both kinds share one embedder: a code query splits identifiers as code
+// chunks were split, a text query does not.
+func TestQueryEmbeddedPerKind(t *testing.T) {
+	e := setup(t)
+	rec := &kindRecorder{Embedder: e.embs[record.KindText]}
+	e.eng.Embedders = map[string]embed.Embedder{record.KindText: rec, record.KindCode: rec}
+	r := search(t, e, retrieve.Request{Query: "how does readHeader parse the tar header", Mode: retrieve.ModeVector})
+	if r.IndexUsed != "both" || r.VectorHits == 0 {
+		t.Fatalf("index_used %q, vector hits %d", r.IndexUsed, r.VectorHits)
+	}
+	slices.Sort(rec.kinds)
+	if !slices.Equal(rec.kinds, []string{record.KindCode, record.KindText}) {
+		t.Errorf("query embedded for kinds %v, want one embedding per kind", rec.kinds)
 	}
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"math"
 	"sort"
-	"sync"
-	"time"
 
 	"github.com/dir2mcp/dir2mcp/lib/lexical"
 )
@@ -18,25 +16,6 @@ import (
 // rowBudget (always at least the rarest one). All terms still count in the
 // BM25 score of those rows.
 const rowBudget = 4000
-
-// dfCache remembers term document frequencies. They only steer which
-// rows get scored, so slightly stale numbers are fine: entries live for
-// dfTTL even while indexing changes the store, which keeps a busy index from
-// recounting common words on every search.
-type dfCache struct {
-	mu    sync.Mutex
-	df    map[string]dfEntry
-	total int64
-	at    time.Time // when total was counted
-}
-
-type dfEntry struct {
-	n  int64
-	at time.Time
-}
-
-// dfTTL is how long a counted document frequency is trusted.
-const dfTTL = time.Minute
 
 // maxScoredShare drops from the scored expression terms found in more than
 // this share of chunks: their BM25 weight is near zero, yet FTS5 walks
@@ -54,7 +33,7 @@ func (e *Engine) lexicalMatch(ctx context.Context, terms []string) (lexical.Expr
 	if len(terms) <= 1 {
 		return lexical.AnyOf(terms), nil
 	}
-	dfs, total, err := e.termStats(ctx, terms)
+	dfs, total, err := e.Store.TermStats(ctx, terms)
 	if err != nil {
 		return lexical.AnyOf(terms), nil
 	}
@@ -118,50 +97,4 @@ func selectTerms(terms []string, dfs map[string]int64) []string {
 		rows += dfs[t]
 	}
 	return keep
-}
-
-// termStats returns document frequencies for terms and the live chunk
-// count, counting only what the cache does not hold fresh.
-func (e *Engine) termStats(ctx context.Context, terms []string) (map[string]int64, int64, error) {
-	now := time.Now()
-	c := &e.dfs
-	c.mu.Lock()
-	if c.df == nil || len(c.df) > 50000 {
-		c.df = map[string]dfEntry{}
-	}
-	out := make(map[string]int64, len(terms))
-	var missing []string
-	for _, t := range terms {
-		if en, ok := c.df[t]; ok && now.Sub(en.at) < dfTTL {
-			out[t] = en.n
-		} else {
-			missing = append(missing, t)
-		}
-	}
-	total, fresh := c.total, now.Sub(c.at) < dfTTL
-	c.mu.Unlock()
-	if !fresh {
-		n, err := e.Store.LiveChunks(ctx)
-		if err != nil {
-			return nil, 0, err
-		}
-		total = n
-	}
-	counted := map[string]int64{}
-	for _, t := range missing {
-		n, err := e.Store.TermCount(ctx, lexical.Term(t))
-		if err != nil {
-			return nil, 0, err
-		}
-		out[t], counted[t] = n, n
-	}
-	c.mu.Lock()
-	if !fresh {
-		c.total, c.at = total, now
-	}
-	for t, n := range counted {
-		c.df[t] = dfEntry{n, now}
-	}
-	c.mu.Unlock()
-	return out, total, nil
 }

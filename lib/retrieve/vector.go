@@ -25,7 +25,6 @@ type vecHit struct {
 func (e *Engine) vectorSearch(ctx context.Context, gen store.Generation, query string, kinds []string, f store.ChunkFilter, depth, k int) ([]vecHit, []string, map[string][]float32, error) {
 	var skipped []string
 	byKind := map[string][]float32{}
-	queryVecs := map[string][]float32{} // by embedder ID
 	perKind := map[string][]vecHit{}
 	models := map[string]bool{}
 	for _, kind := range kinds {
@@ -44,15 +43,13 @@ func (e *Engine) vectorSearch(ctx context.Context, gen store.Generation, query s
 			skipped = append(skipped, fmt.Sprintf("%s: vectors were made by %s, queries by %s (re-embedding pending)", kind, ix.Model(), emb.ID()))
 			continue
 		}
-		q, ok := queryVecs[emb.ID()]
-		if !ok {
-			vs, err := emb.Embed(ctx, []embed.Input{{Text: query, Kind: kind, Query: true}})
-			if err != nil {
-				return nil, nil, nil, err
-			}
-			q = vs[0]
-			queryVecs[emb.ID()] = q
+		// Embedded per kind even when the kinds share an embedder: a code
+		// query is prepared differently (identifiers split, as in code).
+		vs, err := emb.Embed(ctx, []embed.Input{{Text: query, Kind: kind, Query: true}})
+		if err != nil {
+			return nil, nil, nil, err
 		}
+		q := vs[0]
 		models[emb.ID()] = true
 		byKind[kind] = q
 		hits, err := e.searchKind(ctx, gen, ix, q, f, depth, k)
@@ -106,11 +103,12 @@ func (e *Engine) fillCosines(list []*candidate, queryVecs map[string][]float32) 
 	}
 }
 
-// searchKind runs the exact search, drops deleted and filtered-out chunks,
+// searchKind runs the vector search (int8 candidates re-scored exactly, so
+// scores are exact cosines), drops deleted and filtered-out chunks,
 // and widens the search until depth hits survive or the index is exhausted.
 // It asks for k×oversample extra candidates up front (SPEC §6.3), and
 // oversamples the whole depth when filters may reject many.
-func (e *Engine) searchKind(ctx context.Context, gen store.Generation, ix *vector.Index, q []float32, f store.ChunkFilter, depth, k int) ([]vecHit, error) {
+func (e *Engine) searchKind(ctx context.Context, gen store.Generation, ix *vector.Snapshot, q []float32, f store.ChunkFilter, depth, k int) ([]vecHit, error) {
 	over := e.Oversample
 	if over <= 0 {
 		over = 5

@@ -366,6 +366,25 @@ func (s *Store) EmbeddedIDs(ctx context.Context, kind, model string) (map[int64]
 	return m, wrapRead(rows.Err(), "read embedded chunks")
 }
 
+// DeletedChunkIDs returns the ids of chunks of kind that are deleted but
+// not yet purged (PurgeDeletedChunks): the vectors a writer must drop.
+func (s *Store) DeletedChunkIDs(ctx context.Context, kind string) ([]int64, error) {
+	rows, err := s.rd.QueryContext(ctx, `SELECT chunk_id FROM chunks WHERE deleted = 1 AND index_kind = ?`, kind)
+	if err != nil {
+		return nil, wrapRead(err, "read deleted chunks")
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, wrapRead(err, "read deleted chunks")
+		}
+		ids = append(ids, id)
+	}
+	return ids, wrapRead(rows.Err(), "read deleted chunks")
+}
+
 // PurgeDeletedChunks removes tombstoned chunk rows (and spans) of kind whose
 // vectors are no longer in the vector file, returning how many were removed.
 func (tx *Tx) PurgeDeletedChunks(kind string) (int64, error) {

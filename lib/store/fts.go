@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"strings"
 
 	"github.com/dir2mcp/dir2mcp/lib/lexical"
@@ -38,14 +39,71 @@ type FTSWeights struct{ Path, Title, Body float64 }
 var DefaultFTSWeights = FTSWeights{Path: 2.0, Title: 3.0, Body: 1.0}
 
 // LexicalSearch runs a full-text expression and returns up to limit chunks
-// by BM25, best first, honouring f.
+// by BM25, best first, honouring f. The scores are FTS5's bm25() exactly;
+// the document frequency of each phrase comes from a count cached for the
+// generation the search's snapshot is at (termstats.go) instead of
+// bm25()'s own walk over every phrase's whole doclist on every query (the
+// first query of a generation walks them, as bm25() does, and keeps the
+// counts), and each row's length from a table loaded per generation
+// (doclens.go).
 func (s *Store) LexicalSearch(ctx context.Context, match lexical.Expr, f ChunkFilter, w FTSWeights, limit int) ([]Scored, error) {
 	if match.Empty() || limit <= 0 {
 		return nil, nil
 	}
+	var out []Scored
+	err := s.inSnapshot(ctx, func(tx *sql.Tx, gen Generation) error {
+		terms, cols, ok := match.Phrases()
+		if !ok {
+			var err error
+			out, err = lexicalQuery(ctx, tx, "d2m_bm25", match, f, w, nil, limit)
+			return err
+		}
+		// The rows' lengths, a sink for the counts d2m_bm25 takes, and the
+		// phrases' frequencies (see bm25.c).
+		dfs, missing := s.cachedDocFreqs(gen, cols, terms)
+		var sink sink
+		if missing {
+			sink = newSink(len(terms))
+			defer func() { s.keepDocFreqs(gen, cols, terms, sink.take(len(terms))) }()
+		}
+		extra := []any{s.lensHandle(gen), int64(sink)}
+		for _, n := range dfs {
+			extra = append(extra, n)
+		}
+		var err error
+		out, err = lexicalQuery(ctx, tx, "d2m_bm25", match, f, w, extra, limit)
+		return err
+	})
+	return out, err
+}
+
+// LexicalSearchFTS5 is LexicalSearch ranked by FTS5's built-in bm25(),
+// which counts every phrase's matching rows on every query: the reference
+// LexicalSearch is tested and benchmarked against.
+func (s *Store) LexicalSearchFTS5(ctx context.Context, match lexical.Expr, f ChunkFilter, w FTSWeights, limit int) ([]Scored, error) {
+	if match.Empty() || limit <= 0 {
+		return nil, nil
+	}
+	return lexicalQuery(ctx, s.rd, "bm25", match, f, w, nil, limit)
+}
+
+// querier is a read pool or a read transaction.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// lexicalQuery ranks the rows matching match with the FTS5 ranking
+// function rank (bm25, or d2m_bm25 with its extra arguments; see bm25.c).
+func lexicalQuery(ctx context.Context, db querier, rank string, match lexical.Expr, f ChunkFilter, w FTSWeights, extra []any, limit int) ([]Scored, error) {
 	var q strings.Builder
-	args := []any{w.Path, w.Title, w.Body, string(match)}
-	q.WriteString(`SELECT f.rowid, -bm25(chunks_fts, ?, ?, ?) AS score`)
+	args := []any{w.Path, w.Title, w.Body}
+	q.WriteString(`SELECT f.rowid, -` + rank + `(chunks_fts, ?, ?, ?`)
+	for _, a := range extra {
+		q.WriteString(", ?")
+		args = append(args, a)
+	}
+	q.WriteString(`) AS score`)
+	args = append(args, string(match))
 	join := !f.Empty()
 	if join {
 		q.WriteString(`, d.rel_path FROM chunks_fts f
@@ -83,7 +141,7 @@ WHERE chunks_fts MATCH ?`)
 		fetch = limit * 8
 	}
 	args = append(args, fetch)
-	rows, err := s.rd.QueryContext(ctx, q.String(), args...)
+	rows, err := db.QueryContext(ctx, q.String(), args...)
 	if err != nil {
 		return nil, wrapRead(err, "full-text search")
 	}
@@ -103,21 +161,6 @@ WHERE chunks_fts MATCH ?`)
 		}
 	}
 	return out, wrapRead(rows.Err(), "full-text search")
-}
-
-// TermCount returns how many chunks match a full-text expression (a term's
-// document frequency when match is lexical.Term(t)).
-func (s *Store) TermCount(ctx context.Context, match lexical.Expr) (int64, error) {
-	var n int64
-	err := s.queryRow(ctx, "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?", string(match)).Scan(&n)
-	return n, wrapRead(err, "count term")
-}
-
-// LiveChunks returns the number of live chunks.
-func (s *Store) LiveChunks(ctx context.Context) (int64, error) {
-	var n int64
-	err := s.queryRow(ctx, "SELECT count(*) FROM chunks WHERE deleted = 0").Scan(&n)
-	return n, wrapRead(err, "count chunks")
 }
 
 func placeholders(n int) string {

@@ -30,6 +30,10 @@ type Store struct {
 	path string
 	rd   *sql.DB // read pool (query_only)
 	wr   *sql.DB // single writer connection; nil when read-only
+	// stats caches full-text document frequencies per generation.
+	stats termStats
+	// lens holds the rows' token counts for ranking.
+	lens docLens
 }
 
 // Options control how a Store is opened.
@@ -92,6 +96,7 @@ func Open(ctx context.Context, stateDir string, opt Options) (*Store, error) {
 // Close closes all connections.
 func (s *Store) Close() error {
 	var errs []error
+	s.dropLens()
 	if s.rd != nil {
 		errs = append(errs, s.rd.Close())
 	}

@@ -22,8 +22,8 @@ func FileName(kind string) string {
 	return "vectors_" + kind + ".flat"
 }
 
-// Load reads the index file at path with one read and verifies both
-// checksums. On a little-endian host the vectors are used in place,
+// Load reads a format-1 index file at path into memory with one read and
+// verifies both checksums (Open reads either format). On a little-endian host the vectors are used in place,
 // without per-element decoding.
 //
 // A missing file is a FILE_NOT_FOUND error (errors.Is(err, fs.ErrNotExist)
@@ -67,7 +67,7 @@ func loadFile(path string) (*Index, fileID, error) {
 	if err != nil {
 		var ve errVersion
 		if errors.As(err, &ve) {
-			return nil, id, errcode.Wrap(errcode.IndexVersionMismatch, err, "vector index %s: %v; run `dir2mcp reindex --force` (moves the old index aside and builds a new one)", path, err)
+			return nil, id, versionError(path, err)
 		}
 		return nil, id, corrupt(path, err)
 	}
@@ -216,4 +216,9 @@ func openError(path string, err error) error {
 
 func corrupt(path string, err error) error {
 	return errcode.Wrap(errcode.StoreCorrupt, err, "vector index %s is corrupt: %v; delete it to rebuild", path, err)
+}
+
+// versionError is INDEX_VERSION_MISMATCH for the index file at path.
+func versionError(path string, err error) error {
+	return errcode.Wrap(errcode.IndexVersionMismatch, err, "vector index %s: %v; run `dir2mcp reindex --force` (moves the old index aside and builds a new one)", path, err)
 }

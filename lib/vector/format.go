@@ -8,7 +8,11 @@ import (
 	"unsafe"
 )
 
-// On-disk format, version 1. All integers and floats are little-endian.
+// Legacy on-disk format, version 1: the whole index in one file. This
+// build reads it (Load, and a Reloader or Writer given such a file) and
+// writes it only through Index.WriteFile; the served format is 2 (see
+// manifest.go and segment.go).
+// All integers and floats are little-endian.
 //
 //	offset    size      field
 //	0         8         magic "D2MVEC\x1a\n"
@@ -33,9 +37,6 @@ import (
 const (
 	// Magic starts every vector index file.
 	Magic = "D2MVEC\x1a\n"
-	// FormatVersion is the only file format version this package reads
-	// and writes.
-	FormatVersion = 1
 	// ElemFloat32 is the element type code for float32 vectors.
 	ElemFloat32 = 1
 	// MaxDim is the largest supported vector dimension.
@@ -92,7 +93,7 @@ func encodeHeader(model string, dim, count int) []byte {
 	b := make([]byte, headerLen(len(model)))
 	copy(b, Magic)
 	le := binary.LittleEndian
-	le.PutUint32(b[8:], FormatVersion)
+	le.PutUint32(b[8:], LegacyVersion)
 	le.PutUint32(b[12:], ElemFloat32)
 	le.PutUint32(b[16:], uint32(dim))
 	le.PutUint32(b[20:], uint32(len(model)))
@@ -120,15 +121,18 @@ func decodeHeader(b []byte, size int64) (header, error) {
 	if len(b) < hl {
 		return hd, fmt.Errorf("truncated header (%d of %d bytes)", len(b), hl)
 	}
+	hd.version = le.Uint32(b[8:])
+	if hd.version == FormatVersion { // a manifest, not a format-1 file
+		return hd, errVersion{hd.version}
+	}
 	h := hl - 8
 	if got, want := crc32.Checksum(b[:h], castagnoli), le.Uint32(b[h:]); got != want {
 		return hd, fmt.Errorf("header checksum mismatch (%08x, want %08x)", got, want)
 	}
-	hd.version = le.Uint32(b[8:])
-	hd.elem = le.Uint32(b[12:])
-	if hd.version != FormatVersion {
+	if hd.version != LegacyVersion {
 		return hd, errVersion{hd.version}
 	}
+	hd.elem = le.Uint32(b[12:])
 	if hd.elem != ElemFloat32 {
 		return hd, fmt.Errorf("unknown element type %d", hd.elem)
 	}
@@ -177,5 +181,5 @@ var errNotVectorFile error = notVectorFile{}
 type errVersion struct{ v uint32 }
 
 func (e errVersion) Error() string {
-	return fmt.Sprintf("format version %d, this build reads version %d", e.v, FormatVersion)
+	return fmt.Sprintf("format version %d, this build reads versions %d and %d", e.v, LegacyVersion, FormatVersion)
 }

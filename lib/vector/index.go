@@ -1,7 +1,6 @@
 package vector
 
 import (
-	"math"
 	"sync"
 
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
@@ -162,14 +161,5 @@ func (ix *Index) Delete(labels ...int64) int {
 
 // checkVec validates a vector's length and values against the index.
 func (ix *Index) checkVec(v []float32, field string) error {
-	if len(v) != ix.dim {
-		return errcode.FieldError(errcode.InvalidField, field,
-			"%s has dimension %d, index (model %q) has %d", field, len(v), ix.model, ix.dim)
-	}
-	for i, x := range v {
-		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-			return errcode.FieldError(errcode.InvalidField, field, "%s element %d is %v", field, i, x)
-		}
-	}
-	return nil
+	return checkVector(v, ix.dim, ix.model, field)
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -47,16 +48,19 @@ type Status struct {
 	Err error
 }
 
-// Reloader keeps the latest complete version of an index file in memory
-// for searching. It never blocks its readers: checks and loads run on a
-// background goroutine and the new index replaces the old atomically.
-// Writers must replace the file by rename (as WriteFile does); a file
-// that fails verification is skipped and the old snapshot kept.
+// Reloader keeps the latest complete version of an index for searching.
+// It never blocks its readers: checks and loads run on a background
+// goroutine and the new snapshot replaces the old atomically. It watches
+// the manifest (FileName(kind)); when a Writer replaces it, segments the
+// current snapshot already maps are reused and only new ones are opened,
+// so a flush costs a reload proportional to what it added. A format-1
+// file is loaded whole into memory. A manifest or segment that fails
+// verification is skipped and the old snapshot kept.
 type Reloader struct {
 	path string
 	opts ReloaderOptions
 
-	cur   atomic.Pointer[Index]
+	cur   atomic.Pointer[Snapshot]
 	epoch time.Time
 	// nextCheck is the earliest time, in ns since epoch, that Current
 	// triggers a check.
@@ -104,11 +108,11 @@ func NewReloader(path string, opts ReloaderOptions) *Reloader {
 	return r
 }
 
-// Current returns the latest fully loaded index, or nil when none has
-// loaded yet or the file does not exist (a nil *Index searches as empty).
+// Current returns the latest fully loaded snapshot, or nil when none has
+// loaded yet or the file does not exist (a nil *Snapshot searches as empty).
 // It never blocks; at most once per CheckInterval it asks the background
 // goroutine to look for a newer file.
-func (r *Reloader) Current() *Index {
+func (r *Reloader) Current() *Snapshot {
 	now := int64(time.Since(r.epoch))
 	if next := r.nextCheck.Load(); now >= next && r.nextCheck.CompareAndSwap(next, now+int64(r.opts.CheckInterval)) {
 		select {
@@ -218,9 +222,9 @@ func (r *Reloader) checkLocked(force bool, s *Status) bool {
 	if !force && r.failed && id == r.failedID && now.Before(r.retryAt) {
 		return false
 	}
-	ix, id, err := loadFile(r.path)
+	ix, id, err := r.load()
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, errSegmentGone) {
 			// Removed between stat and open; the next check settles it.
 			return false
 		}
@@ -239,9 +243,18 @@ func (r *Reloader) checkLocked(force bool, s *Status) bool {
 	return true
 }
 
+// load opens the newest snapshot, reusing the current one's segments.
+func (r *Reloader) load() (*Snapshot, fileID, error) {
+	return openSnapshot(r.path, r.cur.Load())
+}
+
 // publish swaps in ix (nil for none) and describes it in s.
-func (r *Reloader) publish(s *Status, ix *Index, id fileID, at time.Time, took time.Duration) {
-	r.cur.Store(ix)
+func (r *Reloader) publish(s *Status, ix *Snapshot, id fileID, at time.Time, took time.Duration) {
+	if old := r.cur.Swap(ix); old.replacedBy(ix) {
+		// Segments merged away stay mapped (and their deleted files take
+		// disk space) until the old snapshot is collected: collect soon.
+		go runtime.GC()
+	}
 	r.loadedID = id
 	s.Loaded = ix != nil
 	s.LoadedAt, s.LoadDuration = at, took

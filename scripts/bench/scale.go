@@ -233,7 +233,7 @@ func startDir2mcp(bin string, env []string, heapProfile string, args ...string) 
 }
 
 // stateSizes sums the SQLite files (meta.sqlite with its WAL) and the
-// vector files of a state dir.
+// vector files and segments of a state dir.
 func stateSizes(state string) (sqlite, vectors int64) {
 	filepath.WalkDir(state, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -243,10 +243,13 @@ func stateSizes(state string) (sqlite, vectors int64) {
 		if err != nil {
 			return nil
 		}
-		switch name := d.Name(); {
-		case strings.HasPrefix(name, "meta.sqlite"):
+		// The top-level name: vector segments live in directories
+		// (vectors_code.segs/).
+		rel, _ := filepath.Rel(state, p)
+		switch top, _, _ := strings.Cut(filepath.ToSlash(rel), "/"); {
+		case strings.HasPrefix(top, "meta.sqlite"):
 			sqlite += fi.Size()
-		case strings.HasPrefix(name, "vectors"):
+		case strings.HasPrefix(top, "vectors"):
 			vectors += fi.Size()
 		}
 		return nil

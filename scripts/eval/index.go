@@ -163,6 +163,9 @@ func (ix *index) score(sv setVariant, qs []eval.Query, qrels eval.Qrels, mode st
 			r.cite[half] = &citeCount{}
 		}
 		checked := res.Hits[:min(len(res.Hits), eval.K)]
+		if !*citeF {
+			checked = nil
+		}
 		oks := make([]bool, len(checked))
 		for i, h := range checked {
 			ok, err := ix.cite.check(ctx, h)

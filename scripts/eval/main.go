@@ -40,6 +40,7 @@ var (
 	verbose  = flag.Bool("v", false, "print each query that finds nothing relevant in the top 10")
 	dumpF    = flag.String("dump", "", "write every query's ranked hits per mode to this NDJSON file")
 	jsonF    = flag.String("json", "", "write the summary numbers to this JSON file")
+	citeF    = flag.Bool("cite", true, "check every hit's citation through open_file (false: faster, cite column empty)")
 	explain  = flag.Bool("explain", false, "with -dump: add every hybrid candidate with its channel evidence, and the judgements")
 )
 

@@ -43,7 +43,7 @@ func printTable(w io.Writer, rs []*result, halves []string) {
 		for _, h := range halves {
 			s := r.byHalf[h]
 			fmt.Fprintf(w, " %4d | %s | %s | %s | %s | %s | %7s |", s.N, f2(s.Mean.Success1), f2(s.Mean.SuccessK),
-				f2(s.Mean.MRR), f2(s.Mean.NDCG), f2(r.cite[h].share()), ms(s.P50))
+				f2(s.Mean.MRR), f2(s.Mean.NDCG), r.cite[h].cell(), ms(s.P50))
 		}
 		fmt.Fprintln(w)
 	}
@@ -255,6 +255,15 @@ func writeJSON(path, embID string, rs []*result, halves []string) error {
 		return err
 	}
 	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// cell is the cite column: the share, or "-" when nothing was checked
+// (-cite=false).
+func (c *citeCount) cell() string {
+	if c == nil || c.n == 0 {
+		return "  - "
+	}
+	return f2(c.share())
 }
 
 func f2(x float64) string { return strconv.FormatFloat(x, 'f', 2, 64) }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/dir2mcp/dir2mcp/lib/config"
 	"github.com/dir2mcp/dir2mcp/lib/embed"
+	"github.com/dir2mcp/dir2mcp/lib/embed/hashing"
+	"github.com/dir2mcp/dir2mcp/lib/embed/local"
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
 	"github.com/dir2mcp/dir2mcp/lib/provider/mistral/mistraltest"
 	"github.com/dir2mcp/dir2mcp/lib/record"
@@ -160,4 +162,41 @@ func unit(v []float32) bool {
 		s += float64(x) * float64(x)
 	}
 	return math.Abs(s-1) < 1e-3
+}
+
+// The offline default leans on its hashing part in queries (see
+// localHashQueryBoost) while documents keep the blend they were indexed
+// with: a query's cosine with a document is the boosted mix of the parts'.
+func TestOfflineQueriesBoostHashing(t *testing.T) {
+	embs, err := Open(config.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := embs[record.KindCode]
+	l := local.New()
+	h, _ := hashing.New(localHashDim)
+	ctx := context.Background()
+	doc := embed.Input{Text: "func ReadFile(name string) ([]byte, error)", Kind: record.KindCode, Path: "os/file.go"}
+	query := embed.Input{Text: "read a whole file into memory", Kind: record.KindCode, Query: true}
+	dot := func(a, b []float32) (s float64) {
+		for i := range a {
+			s += float64(a[i]) * float64(b[i])
+		}
+		return s
+	}
+	vl, _ := l.Embed(ctx, []embed.Input{query, doc})
+	vh, _ := h.Embed(ctx, []embed.Input{query, doc})
+	ve, err := e.Embed(ctx, []embed.Input{query, doc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wl, wh := 1-localHashWeight, localHashWeight
+	b := localHashQueryBoost
+	want := (wl*dot(vl[0], vl[1]) + wh*b*dot(vh[0], vh[1])) / math.Sqrt(wl+wh*b*b)
+	if got := dot(ve[0], ve[1]); math.Abs(got-want) > 1e-5 {
+		t.Fatalf("query–document cosine %v, want %v (hashing boosted %v×)", got, want, b)
+	}
+	if b == 1 {
+		t.Fatal("no query boost: the test would not tell the blends apart")
+	}
 }
