@@ -27,23 +27,24 @@ type scaleCorpus struct {
 
 // scaleResult is what the scale section measured on one corpus.
 type scaleResult struct {
-	files                  int
-	bytes                  int64
-	walk, walkAgain        time.Duration
-	index                  time.Duration
-	peakKB                 int64
-	growth                 string
-	chunks                 int64
-	sqliteBytes, vecBytes  int64
-	connect, settled       time.Duration
-	idleKB, afterLoadKB    int64
-	p50, p99               time.Duration
-	loadCalls, loadErrs    int
-	loadFirst              string
-	loadP50, loadP99       time.Duration
-	loadDur                time.Duration
-	embedInputs            int64
-	indexLoad, restartLoad string
+	files                   int
+	bytes                   int64
+	walk, walkAgain         time.Duration
+	index                   time.Duration
+	peakKB                  int64
+	growth                  string
+	chunks                  int64
+	sqliteBytes, vecBytes   int64
+	connect, settled        time.Duration
+	idleKB, afterLoadKB     int64
+	idleFileKB, afterFileKB int64 // of which file-backed (mapped vector segments, the binary)
+	p50, p99                time.Duration
+	loadCalls, loadErrs     int
+	loadFirst               string
+	loadP50, loadP99        time.Duration
+	loadDur                 time.Duration
+	embedInputs             int64
+	indexLoad, restartLoad  string
 }
 
 // scaleOptions configures the scale section.
@@ -143,7 +144,7 @@ func measureCorpus(c scaleCorpus, o scaleOptions) (scaleResult, error) {
 	defer up.stop()
 	r.connect, r.settled = up.connect, up.settled
 	time.Sleep(3 * time.Second) // idle: nothing asked of it since it settled
-	r.idleKB = procStatusKB(up.pid, "VmRSS")
+	r.idleKB, r.idleFileKB = procStatusKB(up.pid, "VmRSS"), procStatusKB(up.pid, "RssFile")
 	lat, _, err := searchLatency(up.client, o.qs)
 	if err != nil {
 		return r, err
@@ -158,7 +159,7 @@ func measureCorpus(c scaleCorpus, o scaleOptions) (scaleResult, error) {
 		r.loadCalls, r.loadErrs, r.loadFirst, r.loadDur = len(h.lat), h.errs, h.first, o.loadTime
 		r.loadP50, r.loadP99 = pct(h.lat, 50), pct(h.lat, 99)
 	}
-	r.afterLoadKB = procStatusKB(up.pid, "VmRSS")
+	r.afterLoadKB, r.afterFileKB = procStatusKB(up.pid, "VmRSS"), procStatusKB(up.pid, "RssFile")
 	return r, nil
 }
 
@@ -427,8 +428,8 @@ func scaleTable(cs []scaleCorpus, rs []scaleResult) {
 			}
 			return s
 		}},
-		{"idle RSS after a no-op restart", func(r scaleResult) string { return mb(r.idleKB) }},
-		{"  RSS after the searches", func(r scaleResult) string { return mb(r.afterLoadKB) }},
+		{"idle RSS after a no-op restart", func(r scaleResult) string { return mb(r.idleKB) + " (file " + mb(r.idleFileKB) + ")" }},
+		{"  RSS after the searches", func(r scaleResult) string { return mb(r.afterLoadKB) + " (file " + mb(r.afterFileKB) + ")" }},
 		{"no-op restart: connect / settled", func(r scaleResult) string {
 			return r.connect.Round(10*time.Millisecond).String() + " / " + r.settled.Round(10*time.Millisecond).String()
 		}},
