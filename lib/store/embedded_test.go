@@ -6,9 +6,9 @@ import (
 	"testing"
 )
 
-// The chunk ids a model embedded are read when every index run starts and
-// at every vector flush: from an index, not from the chunks' rows (whose
-// text a full read would page through).
+// The chunk ids a model embedded are read when every index run starts:
+// from an index, not from the chunks' rows (whose text a full read would
+// page through).
 func TestEmbeddedIDsReadsOnlyAnIndex(t *testing.T) {
 	s, _ := openTest(t)
 	rows, err := s.ReadDB().QueryContext(context.Background(), "EXPLAIN QUERY PLAN "+embeddedIDsQuery, "code", "m")

@@ -104,9 +104,9 @@ ALTER TABLE chunks ADD COLUMN context TEXT NOT NULL DEFAULT '';
 DELETE FROM settings WHERE key = 'scan_policy';
 `,
 	// 4 → 5: the live-chunk index also covers embed_model, so the ids of
-	// the chunks a model embedded (read when an index run starts and at
-	// each vector flush) come from the index alone instead of every
-	// chunk's row, where embed_model sits behind the text.
+	// the chunks a model embedded (read when an index run starts) come
+	// from the index alone instead of every chunk's row, where
+	// embed_model sits behind the text.
 	`
 DROP INDEX chunks_counts;
 CREATE INDEX chunks_counts ON chunks(index_kind, embedding_status, deleted, embed_model);
