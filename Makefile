@@ -10,7 +10,7 @@ GOFLAGS  := -tags=$(TAGS)
 BIN      := bin
 CMDS     := dir2mcp dir2mcp-scan dir2mcp-extract dir2mcp-embed dir2mcp-serve
 
-.PHONY: all build run test test-short bench eval fuzz lint vet fmt clean
+.PHONY: all build run test test-short bench bench-scale eval fuzz lint vet fmt clean
 
 all: build
 
@@ -76,9 +76,17 @@ bench: build
 	@echo "x402 gate on an ungated search (target: overhead-% and gate-% < 2):"
 	$(GO) test $(GOFLAGS) -run '^$$' -bench '^BenchmarkPaymentGateOverhead$$' -benchtime 5x ./lib/mcphttp 2>&1 | grep -E '^(Benchmark|FAIL)' || true
 	$(GO) run $(GOFLAGS) ./scripts/bench -bin $(BIN) $(if $(BASELINE),-baseline $(BASELINE))
+	@echo "== scale: Go tree offline and with 1536-d provider vectors$(if $(BENCH_LINUX), and the Linux kernel source) (BENCH_LINUX=1 or make bench-scale adds Linux)"
+	$(GO) run $(GOFLAGS) ./scripts/bench -bin $(BIN) -scale -load-time 20s $(if $(BENCH_LINUX),-linux)
 	@echo "== crash consistency: kill -9 index/up at $(CRASH_RUNS) random moments, re-run, compare with a clean index"
 	@log=$$(mktemp); DIR2MCP_CRASH_RUNS=$(CRASH_RUNS) $(GO) test $(GOFLAGS) -count=1 -timeout 60m -run '^TestCrashConsistency$$' -v ./e2e >$$log 2>&1; rc=$$?; \
 	  grep -E 'crash_test|^(---|FAIL|ok)' $$log; rm -f $$log; exit $$rc
+
+# The scale table alone, with the Linux kernel source (Debian linux-source-6.1,
+# fetched once with apt-get download into $$TMPDIR/dir2mcp-bench; ~5 minutes
+# of both cores to index). BENCH_PROFILE=DIR keeps heap profiles.
+bench-scale: build
+	$(GO) run $(GOFLAGS) ./scripts/bench -bin $(BIN) -scale -linux -load-time 20s $(if $(BENCH_PROFILE),-heap-profile $(BENCH_PROFILE))
 
 # Retrieval quality on the public eval sets (testdata/eval/README.md): pinned
 # corpora (Go standard library, Debian docs and sources, npm packages, a Go

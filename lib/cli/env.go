@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/dir2mcp/dir2mcp/lib/heapprof"
 	"io"
 	"os"
 	"os/signal"
@@ -293,7 +294,9 @@ func jsonRequested(args []string) bool {
 // exits with the SPEC §2.4 exit code. It does not return.
 func Exec(cmd *ucli.Command) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	endProfile := heapprof.Start()
 	code := Main(ctx, cmd, os.Args)
 	stop()
+	endProfile()
 	os.Exit(code)
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -221,6 +222,10 @@ func keepIndexed(ctx context.Context, e *env, st *store.Store, embs map[string]e
 			e.ev.Emit(events.Error, record.EvFatal, map[string]any{"code": string(errcode.Of(err)), "message": errcode.As(err).Message})
 			return err
 		}
+		// Give the job's garbage back before idling: left to the runtime,
+		// a heap that grew to twice its live size while indexing stays
+		// resident until the next GC cycle, which an idle server never has.
+		debug.FreeOSMemory()
 		select {
 		case <-ctx.Done():
 			return nil

@@ -342,11 +342,15 @@ func (tx *Tx) ResetEmbeddings(kind string) (int64, error) {
 	return res.RowsAffected()
 }
 
+// embeddedIDsQuery reads the index chunks_counts alone (never a chunk's
+// row, which holds its text).
+const embeddedIDsQuery = `SELECT chunk_id FROM chunks
+	WHERE index_kind = ? AND deleted = 0 AND embedding_status = 'ok' AND embed_model = ?`
+
 // EmbeddedIDs returns the set of live chunk ids of kind whose vectors were
 // made by model.
 func (s *Store) EmbeddedIDs(ctx context.Context, kind, model string) (map[int64]struct{}, error) {
-	rows, err := s.rd.QueryContext(ctx, `SELECT chunk_id FROM chunks
-		WHERE index_kind = ? AND deleted = 0 AND embedding_status = 'ok' AND embed_model = ?`, kind, model)
+	rows, err := s.rd.QueryContext(ctx, embeddedIDsQuery, kind, model)
 	if err != nil {
 		return nil, wrapRead(err, "read embedded chunks")
 	}

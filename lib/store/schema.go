@@ -12,7 +12,7 @@ import (
 // SchemaVersion is the schema this build writes (PRAGMA user_version).
 // A store with a higher version was written by a newer dir2mcp and is refused
 // with INDEX_VERSION_MISMATCH; lower versions are migrated forward in order.
-const SchemaVersion = 4
+const SchemaVersion = 5
 
 // migrations[i] upgrades a store from version i to i+1.
 var migrations = []string{
@@ -102,6 +102,14 @@ CREATE INDEX chunks_counts ON chunks(index_kind, embedding_status, deleted);
 	`
 ALTER TABLE chunks ADD COLUMN context TEXT NOT NULL DEFAULT '';
 DELETE FROM settings WHERE key = 'scan_policy';
+`,
+	// 4 → 5: the live-chunk index also covers embed_model, so the ids of
+	// the chunks a model embedded (read when an index run starts) come
+	// from the index alone instead of every chunk's row, where
+	// embed_model sits behind the text.
+	`
+DROP INDEX chunks_counts;
+CREATE INDEX chunks_counts ON chunks(index_kind, embedding_status, deleted, embed_model);
 `,
 }
 

@@ -125,12 +125,14 @@ func dsn(path string, readOnly bool) string {
 	q.Set("_synchronous", "NORMAL")
 	q.Set("_foreign_keys", "on")
 	q.Set("_cache_size", "-16000")
+	// Each connection keeps the statements it ran prepared: a search runs
+	// the same few query texts every time (chunk lookups take their ids as
+	// one JSON array for that reason), and indexing runs the same few
+	// inserts and updates per document and chunk (a no-op run one update
+	// per file).
+	q.Set("_stmt_cache_size", "32")
 	if readOnly {
 		q.Set("_query_only", "true")
-		// Each read connection keeps the statements it ran prepared: a
-		// search runs the same few query texts every time (chunk lookups
-		// take their ids as one JSON array for that reason).
-		q.Set("_stmt_cache_size", "32")
 	} else {
 		q.Set("_txlock", "immediate")
 	}

@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"time"
 )
 
@@ -86,7 +85,7 @@ func sideBySide(current, baseline, corpus string, qs []string, rounds int) ([]re
 	}
 	var out []result
 	for _, s := range []*side{cur, base} {
-		sort.Slice(s.lat, func(i, j int) bool { return s.lat[i] < s.lat[j] })
+		sortDurations(s.lat)
 	}
 	p50c, p50b := pct(cur.lat, 50), pct(base.lat, 50)
 	out = append(out,

@@ -44,8 +44,8 @@ type grepStats struct {
 }
 
 func (g grepStats) results() []result {
-	sort.Slice(g.mcp, func(i, j int) bool { return g.mcp[i] < g.mcp[j] })
-	sort.Slice(g.ref, func(i, j int) bool { return g.ref[i] < g.ref[j] })
+	sortDurations(g.mcp)
+	sortDurations(g.ref)
 	p50, r50 := pct(g.mcp, 50), pct(g.ref, 50)
 	same := "same matching lines as grep -rn"
 	if len(g.mismatches) > 0 {

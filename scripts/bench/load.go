@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -61,44 +60,11 @@ func loadWhileIndexing(bin, corpus string, qs []string, clients int, dur time.Du
 	if err != nil {
 		return nil, err
 	}
-	ctx := context.Background()
-	var (
-		mu     sync.Mutex
-		lat    []time.Duration
-		errs   int
-		first  string
-		wg     sync.WaitGroup
-		stopAt = time.Now().Add(dur)
-	)
-	for i := range clients {
-		c, err := mcpclient.Dial(ctx, opts)
-		if err != nil {
-			return nil, fmt.Errorf("load: client %d: %v", i, err)
-		}
-		defer c.Close()
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var mine []time.Duration
-			for n := i; time.Now().Before(stopAt); n++ {
-				start := time.Now()
-				err := c.Call(ctx, "dir2mcp.search", map[string]any{"query": qs[n%len(qs)], "k": 10}, nil)
-				mine = append(mine, time.Since(start))
-				if err != nil {
-					mu.Lock()
-					if errs++; first == "" {
-						first = err.Error()
-					}
-					mu.Unlock()
-				}
-			}
-			mu.Lock()
-			lat = append(lat, mine...)
-			mu.Unlock()
-		}()
+	h, err := hammer(opts, qs, clients, dur)
+	if err != nil {
+		return nil, err
 	}
-	wg.Wait()
-	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	lat, errs, first := h.lat, h.errs, h.first
 	during := "index still running when the load ended"
 	select {
 	case d := <-indexed:
@@ -124,4 +90,54 @@ func loadWhileIndexing(bin, corpus string, qs []string, clients int, dur time.Du
 func tail(s string, n int) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
+// load is what clients searching back to back saw.
+type load struct {
+	lat   []time.Duration // every call's latency, sorted
+	errs  int             // failed calls
+	first string          // the first failure
+}
+
+// hammer has clients MCP sessions, each its own official go-sdk client,
+// search back to back for dur. Every failed call (transport error,
+// JSON-RPC error or a tool error) counts as an error.
+func hammer(opts mcpclient.Options, qs []string, clients int, dur time.Duration) (load, error) {
+	ctx := context.Background()
+	var (
+		mu     sync.Mutex
+		out    load
+		wg     sync.WaitGroup
+		stopAt = time.Now().Add(dur)
+	)
+	for i := range clients {
+		c, err := mcpclient.Dial(ctx, opts)
+		if err != nil {
+			return out, fmt.Errorf("client %d: %v", i, err)
+		}
+		defer c.Close()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var mine []time.Duration
+			for n := i; time.Now().Before(stopAt); n++ {
+				start := time.Now()
+				err := c.Call(ctx, "dir2mcp.search", map[string]any{"query": qs[n%len(qs)], "k": 10}, nil)
+				mine = append(mine, time.Since(start))
+				if err != nil {
+					mu.Lock()
+					if out.errs++; out.first == "" {
+						out.first = err.Error()
+					}
+					mu.Unlock()
+				}
+			}
+			mu.Lock()
+			out.lat = append(out.lat, mine...)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	sortDurations(out.lat)
+	return out, nil
 }

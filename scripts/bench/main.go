@@ -2,18 +2,30 @@
 // Go standard library source, $(go env GOROOT)/src), with the real binaries:
 //
 //   - a plain walk of the tree (every file lstat'ed), as the floor for a no-op re-index;
+//
 //   - a full offline index (`dir2mcp index`): wall time and peak RSS;
+//
 //   - a no-op re-index of the unchanged tree, measured in the same run;
+//
 //   - search latency over MCP (official go-sdk client → `dir2mcp serve`), p50/p99;
+//
 //   - grep over MCP for literal patterns, p50/p99, side by side with `grep -rn`
 //     on the same files in the same run (and the same matching lines);
+//
 //   - the chunk count;
+//
 //   - with -baseline REF: search latency of this build and of git ref REF's,
 //     each over its own fresh index of the corpus, in alternating rounds;
+//
 //   - load while indexing: -load-clients MCP clients search back to back for
 //     -load-time while `dir2mcp up` builds a fresh index: errors, p50/p99.
 //
+//   - with -scale: the scale table instead (scale.go): the Go tree offline
+//     and with 1536-d vectors from a fake OpenAI-compatible provider, and
+//     with -linux the Linux kernel source, side by side in one run.
+//
 // Usage: go run ./scripts/bench [-corpus DIR] [-bin DIR] [-queries N] [-baseline REF [-compare-only]] [-load-only]
+// [-scale [-linux] [-heap-profile DIR]]
 // (make bench builds the binaries first). The index is written to a temp
 // state dir, never into the corpus.
 package main
@@ -22,7 +34,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io/fs"
@@ -34,7 +45,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/dir2mcp/dir2mcp/lib/mcpclient"
@@ -53,7 +63,25 @@ func main() {
 	loadTime := flag.Duration("load-time", 60*time.Second, "how long the clients search during the full index")
 	loadOnly := flag.Bool("load-only", false, "run only the load-while-indexing section")
 	compareOnly := flag.Bool("compare-only", false, "with -baseline: measure only the side-by-side search latency")
+	scaleRun := flag.Bool("scale", false, "measure the scale corpora side by side and print one table (see scale.go)")
+	linux := flag.Bool("linux", os.Getenv("BENCH_LINUX") == "1", "with -scale: add the Linux kernel source (linux-source-6.1; many minutes)")
+	heapProfile := flag.String("heap-profile", "", "with -scale: write heap profiles of every dir2mcp process into this directory")
 	flag.Parse()
+	if *scaleRun {
+		bin, err := filepath.Abs(filepath.Join(*binDir, "dir2mcp"))
+		if err == nil && *heapProfile != "" {
+			err = os.MkdirAll(*heapProfile, 0o755)
+		}
+		if err == nil {
+			err = scale(scaleOptions{bin: bin, qs: queries(*qfile, *nq), clients: *loadClients, loadTime: *loadTime,
+				linux: *linux, profileDir: *heapProfile, keep: *keep})
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *compareOnly && *baseline != "" {
 		if err := compare(*corpus, *binDir, *qfile, *nq, *baseline); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
@@ -124,7 +152,7 @@ func run(corpus, binDir, qfile string, nq int, keep bool, baseline string, loadC
 	if err != nil {
 		return err
 	}
-	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	sortDurations(lat)
 	out = append(out, result{"search p50 over MCP", pct(lat, 50).String(), fmt.Sprintf("%d queries, k=10; target ≤ 10ms", len(lat))})
 	out = append(out, result{"search p99 over MCP", pct(lat, 99).String(), ""})
 	g, err := grepBench(c, corpus, grepRounds)
@@ -193,7 +221,7 @@ func searchOnly(corpus, binDir, state, qfile string, nq int) error {
 	if err != nil {
 		return err
 	}
-	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	sortDurations(lat)
 	fmt.Printf("search over MCP: p50 %s p99 %s (%d queries, %d chunks)\n", pct(lat, 50), pct(lat, 99), len(lat), chunks)
 	g, err := grepBench(c, corpus, grepRounds)
 	if err != nil {
@@ -224,23 +252,8 @@ func plainWalk(root string) (files int, bytes int64, took time.Duration) {
 
 // index runs `dir2mcp index` and returns its wall time and peak RSS (KiB).
 func index(bin, corpus, state string) (time.Duration, int64, error) {
-	cmd := exec.Command(bin, "index", "--dir", corpus, "--state-dir", state, "--json", "--non-interactive")
-	cmd.Stderr = os.Stderr
-	start := time.Now()
-	out, err := cmd.Output()
-	took := time.Since(start)
-	if err != nil {
-		return 0, 0, fmt.Errorf("dir2mcp index: %v", err)
-	}
-	for _, ln := range strings.Split(string(out), "\n") {
-		if strings.Contains(ln, `"index_complete"`) {
-			var ev struct{ Data map[string]any }
-			json.Unmarshal([]byte(ln), &ev)
-			fmt.Printf("  %v\n", ev.Data["message"])
-		}
-	}
-	rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss
-	return took, rss, nil
+	ix, err := indexRun(bin, corpus, state, nil, "")
+	return ix.took, ix.peakKB, err
 }
 
 // serve starts `dir2mcp serve` over state and connects an MCP client;
@@ -313,7 +326,7 @@ func searchLatency(c *mcpclient.Client, qs []string) ([]time.Duration, int64, er
 		}
 		ping = append(ping, time.Since(start))
 	}
-	sort.Slice(ping, func(i, j int) bool { return ping[i] < ping[j] })
+	sortDurations(ping)
 	fmt.Printf("  MCP ping round trip: p50 %s\n", pct(ping, 50))
 	lat := make([]time.Duration, 0, len(qs))
 	cpu0 := serverCPU()
@@ -372,6 +385,10 @@ func queries(file string, n int) []string {
 		qs = append(qs, qs...)
 	}
 	return qs[:n]
+}
+
+func sortDurations(d []time.Duration) {
+	sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
 }
 
 func pct(sorted []time.Duration, p int) time.Duration {
