@@ -18,6 +18,10 @@ import (
 // EnvVar names the profile file.
 const EnvVar = "DIR2MCP_HEAP_PROFILE"
 
+// CPUEnvVar names a file that receives a CPU profile of the whole process
+// (written when it exits), for profiling a server under load.
+const CPUEnvVar = "DIR2MCP_CPU_PROFILE"
+
 // heapMetric is the live heap as of the last GC: the moment the heap
 // profile describes too.
 const heapMetric = "/gc/heap/live:bytes"
@@ -25,9 +29,10 @@ const heapMetric = "/gc/heap/live:bytes"
 // Start begins profiling when EnvVar is set and returns the function to
 // call at exit (it writes FILE.exit). Without EnvVar, stop does nothing.
 func Start() (stop func()) {
+	stopCPU := startCPU()
 	path := os.Getenv(EnvVar)
 	if path == "" {
-		return func() {}
+		return stopCPU
 	}
 	done := make(chan struct{})
 	var wg sync.WaitGroup
@@ -52,10 +57,32 @@ func Start() (stop func()) {
 		}
 	}()
 	return func() {
+		stopCPU()
 		close(done)
 		wg.Wait()
 		runtime.GC()
 		write(path + ".exit")
+	}
+}
+
+// startCPU starts the CPU profile CPUEnvVar names, if any, and returns the
+// function that ends it.
+func startCPU() (stop func()) {
+	path := os.Getenv(CPUEnvVar)
+	if path == "" {
+		return func() {}
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return func() {}
+	}
+	if pprof.StartCPUProfile(f) != nil {
+		f.Close()
+		return func() {}
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
 	}
 }
 

@@ -147,6 +147,7 @@ func TestTermSetCoveredAgreesWithSplitting(t *testing.T) {
 	sets := []TermSet{NewTermSet(Terms("covered term set entry header")), NewTermSet(Terms("split words stem lower")),
 		NewTermSet([]string{"über", "straße", "http", "server", "entry", "verylongidentifiernam"})}
 	for _, s := range sets {
+		m := s.Matcher()
 		for _, text := range texts {
 			got, want := s.Covered(text), reference(s, text)
 			if len(got) != len(want) {
@@ -156,6 +157,16 @@ func TestTermSetCoveredAgreesWithSplitting(t *testing.T) {
 				if !got[k] {
 					t.Fatalf("Covered(%q) = %v, want %v", text, got, want)
 				}
+			}
+			// The matcher's bits name the same terms.
+			bits := m.Covered(text)
+			for i, term := range m.Terms() {
+				if has := bits&(1<<i) != 0; has != want[term] {
+					t.Fatalf("Matcher.Covered(%q) bit of %q = %v, want %v", text, term, has, want[term])
+				}
+			}
+			if bits>>len(m.Terms()) != 0 {
+				t.Fatalf("Matcher.Covered(%q) = %b: bits past its %d terms", text, bits, len(m.Terms()))
 			}
 		}
 	}

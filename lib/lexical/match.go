@@ -1,6 +1,7 @@
 package lexical
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf8"
 	"unsafe"
@@ -22,33 +23,80 @@ func NewTermSet(terms []string) TermSet {
 }
 
 // Covered returns the distinct terms of the set that occur in text as a
-// word or an identifier part (nil when none does). It runs for every line
-// of every hit a search returns, so it allocates only for what it finds.
+// word or an identifier part (nil when none does). It allocates only for
+// what it finds; to test many texts against one set, use a Matcher.
 func (s TermSet) Covered(text string) map[string]bool {
 	var seen map[string]bool
-	var buf [64]byte
 	var first initials
 	for t := range s {
 		first.add(t)
 	}
-	check := func(w string) {
-		if !first.mayStem(w) {
-			return
-		}
-		t := Stem(lowerASCII(w, &buf))
+	eachStem(text, &first, func(t string) {
 		if s[t] && !seen[t] {
 			if seen == nil {
 				seen = map[string]bool{}
 			}
-			seen[strings.Clone(t)] = true // t may point into buf
+			seen[strings.Clone(t)] = true // t may point into a scratch buffer
+		}
+	})
+	return seen
+}
+
+// MaxMatcherTerms is how many terms a Matcher tells apart (a query has at
+// most MaxQueryTerms).
+const MaxMatcherTerms = 64
+
+// A Matcher reports which terms of a TermSet texts hold, as a bit set
+// (bit i for Terms()[i]): the form for testing every line of many chunks
+// against one query, without a map per line.
+type Matcher struct {
+	terms []string
+	bit   map[string]uint64
+	first initials
+}
+
+// Matcher returns the set's matcher: its terms sorted, the first
+// MaxMatcherTerms of them told apart.
+func (s TermSet) Matcher() *Matcher {
+	m := &Matcher{terms: make([]string, 0, len(s)), bit: make(map[string]uint64, len(s))}
+	for t := range s {
+		m.terms = append(m.terms, t)
+	}
+	slices.Sort(m.terms)
+	m.terms = m.terms[:min(len(m.terms), MaxMatcherTerms)]
+	for i, t := range m.terms {
+		m.bit[t] = 1 << i
+		m.first.add(t)
+	}
+	return m
+}
+
+// Terms are the matcher's terms, in bit order.
+func (m *Matcher) Terms() []string { return m.terms }
+
+// Covered is the set of terms (bits) that occur in text as a word or an
+// identifier part, as TermSet.Covered finds them.
+func (m *Matcher) Covered(text string) uint64 {
+	var bits uint64
+	eachStem(text, &m.first, func(t string) { bits |= m.bit[t] })
+	return bits
+}
+
+// eachStem calls fn with the stem of every word of text and of every
+// identifier part of its words (textsplit.SplitIdentifier) that may stem
+// to a term whose initial first marks. The stem may point into a scratch
+// buffer: it is valid only during the call.
+func eachStem(text string, first *initials, fn func(stem string)) {
+	var buf [64]byte
+	check := func(w string) {
+		if first.mayStem(w) {
+			fn(Stem(lowerASCII(w, &buf)))
 		}
 	}
 	textsplit.EachWord(text, func(w string) {
 		check(w)
-		// The word's identifier parts (textsplit.SplitIdentifier).
 		textsplit.EachPart(w, check)
 	})
-	return seen
 }
 
 // initials marks the first bytes of stems. Stem keeps a word's first

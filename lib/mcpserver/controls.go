@@ -96,7 +96,7 @@ func (s *Server) controlledCall(ctx context.Context, call *mcp.CallToolRequest, 
 			s.log.Error("a tool result named a path outside the caller's scope; refused", "tool", name, "token", label)
 			*res = *errorResult(errcode.New(errcode.OutOfScope, "the result of %s named a file outside this credential's scope and was withheld", name))
 		}
-		rec.ResultBytes = jsonSize(res)
+		rec.ResultBytes = resultSize(res)
 	}
 	err = s.auditFinish(ctx, rec, start, err)
 	if res == nil {
@@ -170,6 +170,19 @@ func jsonSize(v any) int {
 		return 0
 	}
 	return len(b)
+}
+
+// resultSize is jsonSize(res) without encoding again the structuredContent
+// secureResult left encoded (the bulk of a search result): json.Marshal
+// writes a json.RawMessage that json.Marshal made byte for byte as it is.
+func resultSize(res *mcp.CallToolResult) int {
+	raw, ok := res.StructuredContent.(json.RawMessage)
+	if !ok || len(raw) == 0 {
+		return jsonSize(res)
+	}
+	bare := *res
+	bare.StructuredContent = nil
+	return jsonSize(&bare) + len(`,"structuredContent":`) + len(raw)
 }
 
 // secureResult masks credentials in res and checks it against the scope

@@ -270,3 +270,26 @@ func TestMaskedCitationsAreTrue(t *testing.T) {
 		t.Errorf("only %d hits", hits)
 	}
 }
+
+// The audit log's result_bytes is the size of the result as JSON, also
+// when the controls left structuredContent encoded.
+func TestResultSizeIsEncodedSize(t *testing.T) {
+	sc, err := json.Marshal(map[string]any{"hits": []any{map[string]any{"snippet": "a <b> & \"c\"\n\u2028 é", "score": 0.5}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, res := range []*mcp.CallToolResult{
+		{Content: []mcp.Content{&mcp.TextContent{Text: "1 result <x> & y\n"}}, StructuredContent: json.RawMessage(sc)},
+		{Content: []mcp.Content{&mcp.TextContent{Text: "failed"}}, StructuredContent: json.RawMessage(sc), IsError: true},
+		{Content: []mcp.Content{&mcp.TextContent{Text: "plain"}}, StructuredContent: map[string]any{"a": "<b>"}},
+		{Content: []mcp.Content{}},
+	} {
+		want, err := json.Marshal(res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := resultSize(res); got != len(want) {
+			t.Errorf("resultSize = %d, encoded %d bytes: %s", got, len(want), want)
+		}
+	}
+}

@@ -31,7 +31,8 @@ import (
 // adds everything the MCP layer does (argument checks, the controls:
 // scope, redaction, audit record; the result's JSON both ways) but HTTP.
 // Each reports the median latency of the gostd doc-sentence queries and
-// the CPU time per call.
+// the CPU time per call. DIR2MCP_BENCH_STATE names a directory that keeps
+// the state dir between runs (the second run's index is a no-op).
 func BenchmarkSearchPath(b *testing.B) {
 	root := os.Getenv("DIR2MCP_BENCH_CORPUS")
 	if root == "" {
@@ -83,7 +84,11 @@ func BenchmarkSearchPath(b *testing.B) {
 func benchServer(b *testing.B, root string) *Server {
 	b.Helper()
 	ctx := context.Background()
-	dir := state.Resolve(root, b.TempDir())
+	base := os.Getenv("DIR2MCP_BENCH_STATE")
+	if base == "" {
+		base = b.TempDir()
+	}
+	dir := state.Resolve(root, base)
 	if err := dir.Ensure(); err != nil {
 		b.Fatal(err)
 	}

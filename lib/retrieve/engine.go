@@ -253,13 +253,14 @@ func (e *Engine) Search(ctx context.Context, req Request) (Result, error) {
 	if err := e.readMetas(ctx, ids, metas); err != nil {
 		return Result{}, err
 	}
+	spec := newFocusSpec(q, weight)
 	for _, c := range chosen {
 		m, ok := metas[c.id]
 		if !ok {
 			continue // deleted a moment ago
 		}
 		span, lines := m.Span, srcmap.Map(nil)
-		spec := focusSpec{terms: q.TermSet(), weight: weight, name: q.Name, code: m.IndexKind == record.KindCode}
+		spec.code = m.IndexKind == record.KindCode
 		snippet, focused, srcLines := focus(m.Text, m.Span, m.Lines, spec)
 		if m.RepType == record.RepRawText {
 			// Only a raw_text chunk's lines are the file's lines; other

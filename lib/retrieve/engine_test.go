@@ -258,6 +258,8 @@ func TestTestFilesAreDemotedUnlessAsked(t *testing.T) {
 	for p, want := range map[string]bool{
 		"tar/reader_test.go": true, "pkg/test_utils.py": true, "src/app.spec.ts": true, "a/testdata/x.go": true,
 		"tests/helpers.py": true, "tar/reader.go": false, "docs/testing.md": false, "latest/x.go": false,
+		"a/b/fixtures/c/d.txt": true, "spec/x.rb": true, "a/__tests__/b.js": true, "test": false, "x/spec": false,
+		"a/testdata": false, "contest/a.go": false, "a/tests2/b.go": false,
 	} {
 		if got := retrieve.IsTestFile(p); got != want {
 			t.Errorf("IsTestFile(%q) = %v", p, got)

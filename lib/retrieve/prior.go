@@ -26,11 +26,16 @@ func IsTestFile(rel string) bool {
 		strings.HasSuffix(base, "_spec.rb"):
 		return true
 	}
-	for _, dir := range strings.Split(path.Dir(rel), "/") {
+	// The directories of rel (a clean slash path), without allocating:
+	// fusion asks this of every candidate of every search.
+	dirs := rel[:max(strings.LastIndexByte(rel, '/'), 0)]
+	for dirs != "" {
+		dir, rest, _ := strings.Cut(dirs, "/")
 		switch dir {
 		case "test", "tests", "__tests__", "testdata", "spec", "fixtures":
 			return true
 		}
+		dirs = rest
 	}
 	return false
 }

@@ -1,6 +1,7 @@
 package retrieve
 
 import (
+	"math/bits"
 	"strings"
 	"unicode/utf8"
 
@@ -19,14 +20,28 @@ const (
 
 // focusSpec is what focus looks for in a chunk.
 type focusSpec struct {
-	terms lexical.TermSet
-	// weight of each term (its stem), e.g. its inverse document
-	// frequency; a term without one weighs 1.
-	weight map[string]float64
+	terms *lexical.Matcher
+	// weights of terms.Terms() (by bit), e.g. their inverse document
+	// frequencies.
+	weights []float64
 	// name is the one name the query is (lexical.Query.Name), or "".
 	name string
 	// code: the chunk is source code.
 	code bool
+}
+
+// newFocusSpec is the spec of query q; weight holds the weight of a term
+// (its stem), a term without one weighs 1. code is false.
+func newFocusSpec(q *lexical.Query, weight map[string]float64) focusSpec {
+	m := q.TermSet().Matcher()
+	f := focusSpec{terms: m, weights: make([]float64, len(m.Terms())), name: q.Name}
+	for i, t := range m.Terms() {
+		f.weights[i] = 1
+		if x, ok := weight[t]; ok {
+			f.weights[i] = x
+		}
+	}
+	return f
 }
 
 // focus picks the window of at most snippetLines lines of a chunk that
@@ -51,13 +66,11 @@ func focus(text string, span record.Span, src srcmap.Map, f focusSpec) (string, 
 	if src != nil {
 		lines = strings.Split(src.Quote(text), "\n")
 	}
-	hits := make([]map[string]bool, len(lines))
+	hits := make([]uint64, len(lines)) // the terms (bits) each line holds
 	any := false
 	for i, ln := range lines {
-		if c := f.terms.Covered(ln); len(c) > 0 {
-			hits[i] = c
-			any = true
-		}
+		hits[i] = f.terms.Covered(ln)
+		any = any || hits[i] != 0
 	}
 	def := -1
 	if f.name != "" && f.code && src == nil {
@@ -75,7 +88,7 @@ func focus(text string, span record.Span, src srcmap.Map, f focusSpec) (string, 
 		}
 		return clip(lines, lo, len(lines)), span, snippetMap(src, lo, len(lines))
 	}
-	bestLo, bestHi := bestWindow(lines, hits, f.weight)
+	bestLo, bestHi := bestWindow(lines, hits, f.weights)
 	if def >= 0 {
 		// The definition with the doc comment right above it.
 		bestLo, bestHi = def, def+1
@@ -122,32 +135,25 @@ func focus(text string, span record.Span, src srcmap.Map, f focusSpec) (string, 
 // bestWindow returns the window [lo, hi) of at most snippetLines lines and
 // snippetChars bytes, starting on a matching line, whose distinct terms
 // weigh the most (ties: more matches).
-func bestWindow(lines []string, hits []map[string]bool, weight map[string]float64) (int, int) {
-	w := func(t string) float64 {
-		if x, ok := weight[t]; ok {
-			return x
-		}
-		return 1
-	}
+func bestWindow(lines []string, hits []uint64, weights []float64) (int, int) {
 	bestLo, bestHi, bestCover, bestCount := 0, 1, -1.0, -1
 	for lo := 0; lo < len(lines); lo++ {
-		if hits[lo] == nil {
+		if hits[lo] == 0 {
 			continue // windows start on a matching line
 		}
-		cover := map[string]bool{}
+		var cover uint64
 		weight, count, chars := 0.0, 0, 0
 		for hi := lo; hi < len(lines) && hi-lo < snippetLines; hi++ {
 			chars += len(lines[hi]) + 1
 			if chars > snippetChars && hi > lo {
 				break
 			}
-			for s := range hits[hi] {
-				if !cover[s] {
-					cover[s] = true
-					weight += w(s)
-				}
-				count++
+			h := hits[hi]
+			for fresh := h &^ cover; fresh != 0; fresh &= fresh - 1 {
+				weight += weights[bits.TrailingZeros64(fresh)]
 			}
+			cover |= h
+			count += bits.OnesCount64(h)
 			if weight > bestCover+1e-9 || (weight > bestCover-1e-9 && count > bestCount) {
 				bestLo, bestHi, bestCover, bestCount = lo, hi+1, weight, count
 			}

@@ -10,7 +10,9 @@ import (
 
 func spec(q string, code bool) focusSpec {
 	p := lexical.Parse(q)
-	return focusSpec{terms: p.TermSet(), name: p.Name, code: code}
+	f := newFocusSpec(p, nil)
+	f.code = code
+	return f
 }
 
 func TestFocusDocCommentCitesItsDeclaration(t *testing.T) {

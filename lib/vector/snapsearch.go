@@ -115,7 +115,7 @@ const scanBlock = 512
 // them in order; negative entries are skipped). A candidate's Label is
 // its position, segment<<32 | row.
 func (s *Snapshot) approx(scanned []int, qc []int16, qs float32, c, lo, hi int, accept func(int64) bool) []Hit {
-	h := topK{hits: make([]Hit, 0, c), k: c}
+	h := newTopSet(c)
 	var dots [scanBlock]int32
 	base := 0
 	for _, si := range scanned {
@@ -144,7 +144,7 @@ func (s *Snapshot) approx(scanned []int, qc []int16, qs float32, c, lo, hi int, 
 			}
 		}
 	}
-	return h.hits
+	return h.best()
 }
 
 // checkVector validates a vector's length and values for an index of

@@ -97,7 +97,7 @@ func main() {
 		return
 	}
 	if *stateDir != "" {
-		if err := searchOnly(*corpus, *binDir, *stateDir, *qfile, *nq); err != nil {
+		if err := searchOnly(*corpus, *binDir, *stateDir, *qfile, *nq, *loadClients, *loadTime); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
 			os.Exit(1)
 		}
@@ -206,8 +206,9 @@ func table(out []result) {
 	}
 }
 
-// searchOnly measures search latency over an existing index.
-func searchOnly(corpus, binDir, state, qfile string, nq int) error {
+// searchOnly measures search latency over an existing index, then clients
+// concurrent clients searching for loadTime (none when clients is 0).
+func searchOnly(corpus, binDir, state, qfile string, nq, clients int, loadTime time.Duration) error {
 	dir2mcp, err := filepath.Abs(filepath.Join(binDir, "dir2mcp"))
 	if err != nil {
 		return err
@@ -223,6 +224,21 @@ func searchOnly(corpus, binDir, state, qfile string, nq int) error {
 	}
 	sortDurations(lat)
 	fmt.Printf("search over MCP: p50 %s p99 %s (%d queries, %d chunks)\n", pct(lat, 50), pct(lat, 99), len(lat), chunks)
+	if clients > 0 {
+		opts, err := mcpclient.FromStateDir(state)
+		if err != nil {
+			return err
+		}
+		cpu0 := serverCPU()
+		l, err := hammer(opts, queries(qfile, nq), clients, loadTime)
+		if err != nil {
+			return err
+		}
+		cpu := serverCPU() - cpu0
+		fmt.Printf("%d clients for %s: %.0f search calls/s, %d errors, server CPU %.2f ms/call, p50 %s p99 %s %s\n",
+			clients, loadTime, float64(len(l.lat))/loadTime.Seconds(), l.errs, float64(cpu)/1e6/float64(max(len(l.lat), 1)),
+			pct(l.lat, 50), pct(l.lat, 99), l.first)
+	}
 	g, err := grepBench(c, corpus, grepRounds)
 	if err != nil {
 		return err

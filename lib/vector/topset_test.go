@@ -1,0 +1,64 @@
+package vector
+
+import (
+	"math/rand"
+	"slices"
+	"testing"
+)
+
+// topSet keeps exactly the hits the heap keeps, whatever the order they
+// come in, with tied scores, and for every k up to more than there are.
+func TestTopSetKeepsTheHeapsHits(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	for round := 0; round < 300; round++ {
+		n := rng.Intn(3000)
+		levels := 1 + rng.Intn(50) // few distinct scores: many ties
+		if round%3 == 0 {
+			levels = 1 << 20
+		}
+		hits := make([]Hit, n)
+		for i, l := range rng.Perm(n) {
+			hits[i] = Hit{Label: int64(l), Score: float32(rng.Intn(levels)) / float32(levels)}
+		}
+		if round%5 == 1 { // ascending: every hit would enter a heap
+			slices.SortFunc(hits, func(a, b Hit) int {
+				if better(a, b) {
+					return 1
+				}
+				return -1
+			})
+		}
+		k := 1 + rng.Intn(700)
+		heap := topK{k: k}
+		set := newTopSet(k)
+		for _, h := range hits {
+			if heap.admits(h.Score, h.Label) {
+				heap.push(h)
+			}
+			if set.admits(h.Score, h.Label) {
+				set.push(h)
+			}
+		}
+		want := heap.sorted()
+		got := slices.Clone(set.best())
+		slices.SortFunc(got, func(a, b Hit) int {
+			if better(a, b) {
+				return -1
+			}
+			return 1
+		})
+		if !slices.Equal(got, want) {
+			t.Fatalf("round %d (n %d, k %d): topSet kept %d hits, the heap %d; first difference at %d",
+				round, n, k, len(got), len(want), firstDiff(got, want))
+		}
+	}
+}
+
+func firstDiff(a, b []Hit) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
+}
