@@ -437,7 +437,14 @@ func (x *Extractor) count(r *result) {
 	case actTombstone:
 		p.Deleted.Add(1)
 	case actTouch:
-		p.Unchanged.Add(1)
+		switch r.doc.Status {
+		case record.StatusError: // still failing: reported on every run
+			x.fileError(r.doc.RelPath, r.doc.Code, r.doc.Reason)
+		case record.StatusSkipped:
+			p.Skipped.Add(1)
+		default:
+			p.Unchanged.Add(1)
+		}
 	case actReplace:
 		p.Indexed.Add(1)
 	case actRecord:
