@@ -82,9 +82,6 @@ func (j *Job) RunLocked(ctx context.Context) error {
 		Store: j.Store, Dir: j.Dir, Embedders: j.Embedders, Progress: j.Progress, Events: j.Events,
 		BatchSize: j.Config.Embed.BatchSize, Concurrency: j.Config.Embed.Concurrency, Flushed: j.Flushed,
 	}
-	if err := emb.Open(ctx); err != nil {
-		return err
-	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	docs := make(chan record.Document, 256)
@@ -123,7 +120,11 @@ func (j *Job) RunLocked(ctx context.Context) error {
 	}()
 	go func() {
 		defer wg.Done()
-		embedErr = emb.Run(ctx, notify)
+		// The vector files open (and are reconciled with the store) while
+		// the scan walks: on a no-op run the two are most of the work.
+		if embedErr = emb.Open(ctx); embedErr == nil {
+			embedErr = emb.Run(ctx, notify)
+		}
 		if embedErr != nil {
 			cancel()
 		}
