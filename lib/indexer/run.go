@@ -10,6 +10,7 @@ import (
 	"github.com/dir2mcp/dir2mcp/lib/embed"
 	"github.com/dir2mcp/dir2mcp/lib/events"
 	"github.com/dir2mcp/dir2mcp/lib/record"
+	"github.com/dir2mcp/dir2mcp/lib/scan"
 	"github.com/dir2mcp/dir2mcp/lib/state"
 	"github.com/dir2mcp/dir2mcp/lib/store"
 	"github.com/dir2mcp/dir2mcp/lib/vector"
@@ -88,11 +89,14 @@ func (j *Job) RunLocked(ctx context.Context) error {
 	notify := make(chan struct{}, 1)
 	var wg sync.WaitGroup
 	var scanErr, extractErr, embedErr error
+	// The indexed states, set by the scan before it sends a document.
+	var known map[string]scan.Known
 	wg.Add(3)
 	go func() {
 		defer wg.Done()
 		defer close(docs)
-		_, scanErr = Scan(ctx, j.Config, ScanInput{Root: j.Root, Dir: j.Dir, Store: j.Store, Rehash: changed || j.Full, Warn: WarnTo(j.Events)},
+		_, scanErr = Scan(ctx, j.Config, ScanInput{Root: j.Root, Dir: j.Dir, Store: j.Store, Rehash: changed || j.Full, Warn: WarnTo(j.Events),
+			Loaded: func(k map[string]scan.Known) { known = k }},
 			func(d record.Document) error {
 				j.Progress.Found.Add(1)
 				select {
@@ -111,7 +115,11 @@ func (j *Job) RunLocked(ctx context.Context) error {
 		defer wg.Done()
 		defer close(notify)
 		x := &Extractor{Store: j.Store, Config: j.Config, Progress: j.Progress, Events: j.Events,
-			Committed: notify, Force: changed || j.Full, Media: j.Media}
+			Committed: notify, Force: changed || j.Full, Media: j.Media,
+			Stored: func(d record.Document) bool {
+				k, ok := known[d.RelPath]
+				return ok && !k.Deleted && k.SizeBytes == d.SizeBytes && k.MtimeNs == d.MtimeNs
+			}}
 		extractErr = x.Run(ctx, docs)
 		if extractErr != nil {
 			cancel()
