@@ -116,6 +116,11 @@ func startService(ctx context.Context, e *env, st *store.Store, status func(cont
 		s.engine.Close()
 		return nil, err
 	}
+	// Listening: compile the redaction rules now rather than in the first
+	// call that masks.
+	if r, err := indexer.Redactor(e.cfg); err == nil {
+		go r.Compile()
+	}
 	return s, nil
 }
 

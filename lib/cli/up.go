@@ -112,24 +112,37 @@ func preflight(e *env) error {
 
 // setupIndexer resolves the environment of a command that indexes (up,
 // index, reindex): config and credentials checked, store open for writing,
-// config snapshot written.
+// config snapshot written, index_loaded reported.
 func setupIndexer(ctx context.Context, cmd *ucli.Command) (*env, *store.Store, error) {
+	e, st, loaded, err := prepareIndexer(ctx, cmd)
+	if err == nil {
+		if err = loaded(); err != nil {
+			st.Close()
+		}
+	}
+	return e, st, err
+}
+
+// prepareIndexer is setupIndexer for a server, which listens before it
+// reports index_loaded: the index's totals are counted in the background
+// and loaded waits for them and reports the event.
+func prepareIndexer(ctx context.Context, cmd *ucli.Command) (*env, *store.Store, func() error, error) {
 	e, err := setupServer(cmd)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if err := preflight(e); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	st, err := openIndex(ctx, e)
+	st, err := e.openStore(ctx, createStore)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if err := config.WriteSnapshot(e.dir.Join(state.SnapshotFile), e.cfg, e.src); err != nil {
 		st.Close()
-		return nil, nil, errcode.Wrap(errcode.StoreCorrupt, err, "write config snapshot: %v", err)
+		return nil, nil, nil, errcode.Wrap(errcode.StoreCorrupt, err, "write config snapshot: %v", err)
 	}
-	return e, st, nil
+	return e, st, countIndex(ctx, e, st), nil
 }
 
 // openIndex opens (creating if needed) the store for a long-running command
@@ -139,21 +152,42 @@ func openIndex(ctx context.Context, e *env) (*store.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := st.Counts(ctx)
-	if err != nil {
+	if err := countIndex(ctx, e, st)(); err != nil {
 		st.Close()
 		return nil, err
 	}
-	e.ev.Emit(events.Info, record.EvIndexLoaded, map[string]any{
-		"state_dir": e.dir.Path, "documents": c.Documents, "chunks": c.Chunks, "embedded": c.Embedded,
-		"schema_version": store.SchemaVersion,
-		"message":        fmt.Sprintf("Loaded index %s: %d documents, %d chunks (%d embedded)", e.dir.Path, c.Documents, c.Chunks, c.Embedded),
-	})
 	return st, nil
 }
 
+// countIndex counts the index's totals in the background; the function it
+// returns waits for them and reports index_loaded.
+func countIndex(ctx context.Context, e *env, st *store.Store) func() error {
+	type result struct {
+		c   store.Counts
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		c, err := st.Counts(ctx)
+		done <- result{c, err}
+	}()
+	return func() error {
+		r := <-done
+		if r.err != nil {
+			return r.err
+		}
+		c := r.c
+		e.ev.Emit(events.Info, record.EvIndexLoaded, map[string]any{
+			"state_dir": e.dir.Path, "documents": c.Documents, "chunks": c.Chunks, "embedded": c.Embedded,
+			"schema_version": store.SchemaVersion,
+			"message":        fmt.Sprintf("Loaded index %s: %d documents, %d chunks (%d embedded)", e.dir.Path, c.Documents, c.Chunks, c.Embedded),
+		})
+		return nil
+	}
+}
+
 func runUp(ctx context.Context, cmd *ucli.Command) error {
-	e, st, err := setupIndexer(ctx, cmd)
+	e, st, loaded, err := prepareIndexer(ctx, cmd)
 	if err != nil {
 		return err
 	}
@@ -161,9 +195,13 @@ func runUp(ctx context.Context, cmd *ucli.Command) error {
 	tr := &tracker{mode: "incremental"}
 	svc, err := startService(ctx, e, st, tr.status)
 	if err != nil {
+		loaded()
 		return err
 	}
 	defer svc.shutdown()
+	if err := loaded(); err != nil {
+		return err
+	}
 	if err := svc.announce("incremental"); err != nil {
 		return err
 	}

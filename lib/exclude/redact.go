@@ -10,6 +10,7 @@ import (
 	"regexp/syntax"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
 )
@@ -29,7 +30,7 @@ const DefaultReplacement = "[REDACTED]"
 // without the key. It is immutable and safe for concurrent use; a nil
 // *Redactor masks nothing.
 type Redactor struct {
-	rules       []redactRule
+	rules       *ruleSet
 	replacement string
 	fingerprint string
 	// literals, when set, returns known secret values (the server's own
@@ -54,23 +55,89 @@ func (r *Redactor) WithLiterals(values func() []string) *Redactor {
 // SecretGroup) into a Redactor that writes replacement over each match. A
 // pattern that does not compile, or matches the empty string, is
 // CONFIG_INVALID naming field[i].
+//
+// Only the patterns that are not built-in defaults (which the tests
+// compile) are compiled here; the whole set is compiled once, on first use
+// or by Compile, so a server need not wait ~0.1 s for the default rules
+// before it listens.
 func NewRedactor(field string, patterns []string, replacement string) (*Redactor, error) {
 	if replacement == "" {
 		return nil, errcode.FieldError(errcode.ConfigInvalid, "security.redact.replacement", "the replacement text must not be empty")
 	}
-	r := &Redactor{replacement: replacement}
+	set := &ruleSet{patterns: patterns, checked: map[int][]redactRule{}}
+	r := &Redactor{replacement: replacement, rules: set}
 	h := sha256.New()
 	fmt.Fprintf(h, "redact/v1\x00%s\x00", replacement)
 	for i, p := range patterns {
-		rules, err := compileRedactRules(p)
-		if err != nil {
-			return nil, errcode.FieldError(errcode.ConfigInvalid, fmt.Sprintf("%s[%d]", field, i), "invalid redaction pattern %q: %v", p, err)
+		if !builtinPattern(p) {
+			rules, err := compileRedactRules(p)
+			if err != nil {
+				return nil, errcode.FieldError(errcode.ConfigInvalid, fmt.Sprintf("%s[%d]", field, i), "invalid redaction pattern %q: %v", p, err)
+			}
+			set.checked[i] = rules
 		}
-		r.rules = append(r.rules, rules...)
 		fmt.Fprintf(h, "%s\x00", p)
 	}
 	r.fingerprint = "sha256:" + hex.EncodeToString(h.Sum(nil))
 	return r, nil
+}
+
+// ruleSet is the compiled rules of a Redactor's patterns, built once.
+type ruleSet struct {
+	patterns []string
+	checked  map[int][]redactRule // compiled (validated) by NewRedactor
+	once     sync.Once
+	rules    []redactRule
+}
+
+// get returns the rules, compiling them on the first call. The patterns
+// left to compile are built-in defaults, which compile.
+func (s *ruleSet) get() []redactRule {
+	s.once.Do(func() {
+		for i, p := range s.patterns {
+			rules, ok := s.checked[i]
+			if !ok {
+				rules = mustCompileRedactRules(p)
+			}
+			s.rules = append(s.rules, rules...)
+		}
+		s.checked = nil
+	})
+	return s.rules
+}
+
+// mustCompileRedactRules compiles a built-in pattern.
+func mustCompileRedactRules(p string) []redactRule {
+	rules, err := compileRedactRules(p)
+	if err != nil {
+		panic(fmt.Sprintf("exclude: built-in redaction pattern %q: %v", p, err))
+	}
+	return rules
+}
+
+// builtinPattern reports whether p is one of the default secret or
+// redaction patterns.
+func builtinPattern(p string) bool {
+	builtinOnce.Do(func() {
+		builtin = map[string]bool{}
+		for _, d := range append(append([]string{}, DefaultSecretPatterns...), DefaultRedactPatterns...) {
+			builtin[d] = true
+		}
+	})
+	return builtin[p]
+}
+
+var (
+	builtinOnce sync.Once
+	builtin     map[string]bool
+)
+
+// Compile compiles the rules now (they are otherwise compiled on first
+// use); a server calls it in the background after it starts listening.
+func (r *Redactor) Compile() {
+	if r != nil {
+		r.rules.get()
+	}
 }
 
 // redactRule is one top-level alternative of a redaction pattern. Its
@@ -177,7 +244,8 @@ func isWordByte(c byte) bool {
 	return c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
 }
 
-func (r *Redactor) Enabled() bool { return r != nil && len(r.rules) > 0 }
+// Enabled reports whether r masks anything (it has patterns).
+func (r *Redactor) Enabled() bool { return r != nil && len(r.rules.patterns) > 0 }
 
 // Replacement is the text written over a masked span ("" for a nil r).
 func (r *Redactor) Replacement() string {
@@ -205,8 +273,9 @@ func (r *Redactor) spans(content []byte) [][2]int {
 	st.reset(content)
 	defer statePool.Put(st)
 	out := r.literalSpans(content)
-	for i := range r.rules {
-		r.rules[i].find(content, st, func(re *regexp.Regexp, m []int, base int) {
+	rules := r.rules.get()
+	for i := range rules {
+		rules[i].find(content, st, func(re *regexp.Regexp, m []int, base int) {
 			lo, hi := m[0], m[1]
 			if g := re.SubexpIndex(SecretGroup); g > 0 && m[2*g] >= 0 {
 				lo, hi = m[2*g], m[2*g+1]

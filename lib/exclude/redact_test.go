@@ -1,6 +1,7 @@
 package exclude
 
 import (
+	"fmt"
 	"math/rand"
 	"regexp"
 	"strings"
@@ -324,5 +325,32 @@ func TestRedactLiterals(t *testing.T) {
 	// Bytes too, same length, so an exact read cut from them keeps offsets.
 	if out, n := r.MaskBytes([]byte("\x00tok-s3cr3ts3cr3t\x01")); n != 1 || string(out) != "\x00"+strings.Repeat("*", 16)+"\x01" {
 		t.Errorf("MaskBytes = %q %d", out, n)
+	}
+}
+
+// The built-in patterns are not compiled when a Redactor is made (only on
+// first use), so they must compile: a broken default would otherwise
+// panic in the first masking instead of refusing the config.
+func TestBuiltinRedactPatternsCompile(t *testing.T) {
+	for _, p := range append(append([]string{}, DefaultSecretPatterns...), DefaultRedactPatterns...) {
+		if _, err := compileRedactRules(p); err != nil {
+			t.Errorf("%q: %v", p, err)
+		}
+	}
+}
+
+// A pattern the operator wrote is still checked when the Redactor is
+// made, next to deferred built-in ones.
+func TestUserRedactPatternCheckedAtOnce(t *testing.T) {
+	_, err := NewRedactor("security.redact.patterns", append(append([]string{}, DefaultRedactPatterns...), "(unclosed"), DefaultReplacement)
+	if e := errcode.As(err); e == nil || e.Code != errcode.ConfigInvalid || e.Field != fmt.Sprintf("security.redact.patterns[%d]", len(DefaultRedactPatterns)) {
+		t.Fatalf("err = %v, want CONFIG_INVALID naming the bad pattern's index", err)
+	}
+	r, err := NewRedactor("security.redact.patterns", append(append([]string{}, DefaultRedactPatterns...), `zz(?P<secret>[0-9]{6})`), DefaultReplacement)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, n := r.Mask("code zz123456 and AKIAIOSFODNN7EXAMPLE"); n != 2 || strings.Contains(got, "123456") || strings.Contains(got, "AKIAIOSFODNN7EXAMPLE") {
+		t.Errorf("Mask = %q, %d spans", got, n)
 	}
 }

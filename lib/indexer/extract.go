@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 
@@ -34,6 +35,10 @@ type Extractor struct {
 	Committed chan<- struct{}
 	// Force rebuilds unchanged documents too (policy change or reindex).
 	Force bool
+	// Stored, if set, reports whether the index already holds an unchanged
+	// document with its size and mtime: nothing is written for it (a
+	// no-op run writes nothing).
+	Stored func(record.Document) bool
 	// Workers extracting in parallel; 0 = GOMAXPROCS (at least 4 when a
 	// remote OCR or speech-to-text provider is in use: those calls wait on
 	// the network, not the CPU).
@@ -67,6 +72,7 @@ const (
 	actTombstone               // deleted
 	actRecord                  // skipped/error: upsert document, drop content
 	actNone                    // nothing to write (the run was cancelled)
+	actKeep                    // unchanged and stored as it is: nothing to write
 )
 
 type job struct {
@@ -246,6 +252,10 @@ func (x *Extractor) write(ctx context.Context, results <-chan result) error {
 // other than the store being unavailable, each document is retried alone so
 // one bad document is recorded as an error instead of failing the batch.
 func (x *Extractor) commit(ctx context.Context, batch []result) error {
+	if x.InCommit == nil && !slices.ContainsFunc(batch, func(r result) bool { return r.act != actKeep }) {
+		x.account(batch, &Progress{}) // nothing to write
+		return nil
+	}
 	var added []record.Chunk
 	tally := &Progress{}
 	err := x.Store.Update(ctx, func(tx *store.Tx) error {
@@ -339,7 +349,7 @@ var annotationReps = []string{record.RepAnnotationJSON, record.RepAnnotationText
 func (x *Extractor) applyDoc(tx *store.Tx, r *result, p *Progress) ([]record.Chunk, error) {
 	d := r.doc
 	switch r.act {
-	case actNone:
+	case actNone, actKeep:
 		return nil, nil
 	case actTombstone:
 		n, err := tx.TombstoneDocument(d.RelPath)
@@ -436,8 +446,15 @@ func (x *Extractor) count(r *result) {
 	switch r.act {
 	case actTombstone:
 		p.Deleted.Add(1)
-	case actTouch:
-		p.Unchanged.Add(1)
+	case actTouch, actKeep:
+		switch r.doc.Status {
+		case record.StatusError: // still failing: reported on every run
+			x.fileError(r.doc.RelPath, r.doc.Code, r.doc.Reason)
+		case record.StatusSkipped:
+			p.Skipped.Add(1)
+		default:
+			p.Unchanged.Add(1)
+		}
 	case actReplace:
 		p.Indexed.Add(1)
 	case actRecord:

@@ -478,3 +478,33 @@ func TestPolicyFollowsEnginesAndModes(t *testing.T) {
 		t.Error("archive mode not in the policy")
 	}
 }
+
+// A file the OCR engine itself rejects is not sent to it again while its
+// bytes are unchanged (every restart would otherwise re-run OCR on it);
+// it stays an error and is still reported by each run.
+func TestOCRRejectedFileIsNotRetriedUnchanged(t *testing.T) {
+	f := newFixture(t, nil)
+	f.copyFixtures("invoice.png")
+	eng := &fakeOCR{text: func(ocr.Document, int) string { return "Invoice 4711" },
+		err: &errcode.Error{Code: errcode.OCRFailed, Message: "could not read the image"}}
+	for run := 1; run <= 2; run++ {
+		s := f.runWith(&Media{OCR: eng})
+		if st, code, _ := f.doc("invoice.png"); s.Errors != 1 || st != record.StatusError || code != string(errcode.OCRFailed) {
+			t.Fatalf("run %d %+v: %s %s", run, s, st, code)
+		}
+	}
+	if len(eng.calls) != 1 {
+		t.Fatalf("%d OCR calls over two runs of an unchanged file, want 1", len(eng.calls))
+	}
+	// Changed bytes are tried again.
+	p := filepath.Join(f.root, "invoice.png")
+	data, _ := os.ReadFile(p)
+	if err := os.WriteFile(p, append(data, 0), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	eng.err = nil
+	f.runWith(&Media{OCR: eng})
+	if st, _, why := f.doc("invoice.png"); st != record.StatusOK || len(eng.calls) != 2 {
+		t.Fatalf("after a change: %s %s, %d calls", st, why, len(eng.calls))
+	}
+}

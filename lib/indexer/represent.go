@@ -28,11 +28,15 @@ func (x *Extractor) prepare(ctx context.Context, j job) result {
 	case d.Change == record.ChangeDeleted:
 		r.act = actTombstone
 		return r
+	case d.Change == record.ChangeUnchanged && !x.Force:
+		// Skipped or failed as before: nothing to rewrite either.
+		r.act = actTouch
+		if x.Stored != nil && x.Stored(d) {
+			r.act = actKeep
+		}
+		return r
 	case d.Status != record.StatusOK && d.Status != "":
 		r.act = actRecord
-		return r
-	case d.Change == record.ChangeUnchanged && !x.Force:
-		r.act = actTouch
 		return r
 	}
 	if df, ok := x.deferred[d.DocType]; ok {

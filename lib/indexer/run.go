@@ -10,6 +10,7 @@ import (
 	"github.com/dir2mcp/dir2mcp/lib/embed"
 	"github.com/dir2mcp/dir2mcp/lib/events"
 	"github.com/dir2mcp/dir2mcp/lib/record"
+	"github.com/dir2mcp/dir2mcp/lib/scan"
 	"github.com/dir2mcp/dir2mcp/lib/state"
 	"github.com/dir2mcp/dir2mcp/lib/store"
 	"github.com/dir2mcp/dir2mcp/lib/vector"
@@ -82,20 +83,20 @@ func (j *Job) RunLocked(ctx context.Context) error {
 		Store: j.Store, Dir: j.Dir, Embedders: j.Embedders, Progress: j.Progress, Events: j.Events,
 		BatchSize: j.Config.Embed.BatchSize, Concurrency: j.Config.Embed.Concurrency, Flushed: j.Flushed,
 	}
-	if err := emb.Open(ctx); err != nil {
-		return err
-	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	docs := make(chan record.Document, 256)
 	notify := make(chan struct{}, 1)
 	var wg sync.WaitGroup
 	var scanErr, extractErr, embedErr error
+	// The indexed states, set by the scan before it sends a document.
+	var known map[string]scan.Known
 	wg.Add(3)
 	go func() {
 		defer wg.Done()
 		defer close(docs)
-		_, scanErr = Scan(ctx, j.Config, ScanInput{Root: j.Root, Dir: j.Dir, Store: j.Store, Rehash: changed || j.Full, Warn: WarnTo(j.Events)},
+		_, scanErr = Scan(ctx, j.Config, ScanInput{Root: j.Root, Dir: j.Dir, Store: j.Store, Rehash: changed || j.Full, Warn: WarnTo(j.Events),
+			Loaded: func(k map[string]scan.Known) { known = k }},
 			func(d record.Document) error {
 				j.Progress.Found.Add(1)
 				select {
@@ -114,7 +115,11 @@ func (j *Job) RunLocked(ctx context.Context) error {
 		defer wg.Done()
 		defer close(notify)
 		x := &Extractor{Store: j.Store, Config: j.Config, Progress: j.Progress, Events: j.Events,
-			Committed: notify, Force: changed || j.Full, Media: j.Media}
+			Committed: notify, Force: changed || j.Full, Media: j.Media,
+			Stored: func(d record.Document) bool {
+				k, ok := known[d.RelPath]
+				return ok && !k.Deleted && k.SizeBytes == d.SizeBytes && k.MtimeNs == d.MtimeNs
+			}}
 		extractErr = x.Run(ctx, docs)
 		if extractErr != nil {
 			cancel()
@@ -123,7 +128,11 @@ func (j *Job) RunLocked(ctx context.Context) error {
 	}()
 	go func() {
 		defer wg.Done()
-		embedErr = emb.Run(ctx, notify)
+		// The vector files open (and are reconciled with the store) while
+		// the scan walks: on a no-op run the two are most of the work.
+		if embedErr = emb.Open(ctx); embedErr == nil {
+			embedErr = emb.Run(ctx, notify)
+		}
 		if embedErr != nil {
 			cancel()
 		}

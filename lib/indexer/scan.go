@@ -21,6 +21,9 @@ type ScanInput struct {
 	// Warn receives non-fatal walk problems (unreadable directories, bad
 	// file names); nil drops them.
 	Warn func(relPath, msg string)
+	// Loaded, if set, receives the indexed documents' states before the
+	// walk starts (nil without a store).
+	Loaded func(map[string]scan.Known)
 }
 
 // Scan walks the root and emits one document record per file, plus deleted
@@ -43,6 +46,9 @@ func Scan(ctx context.Context, cfg *config.Config, in ScanInput, emit func(recor
 			known[p] = scan.Known{SizeBytes: s.SizeBytes, MtimeNs: s.MtimeNs, ContentHash: s.ContentHash, Status: s.Status,
 				Code: s.Code, Reason: s.Reason, Deleted: s.Deleted}
 		}
+	}
+	if in.Loaded != nil {
+		in.Loaded(known)
 	}
 	st, err := scan.Walk(ctx, scan.Options{
 		Root:           in.Root,

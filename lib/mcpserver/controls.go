@@ -58,6 +58,9 @@ func (s *Server) controls(next mcp.MethodHandler) mcp.MethodHandler {
 			}
 			return res, err
 		case "resources/list":
+			if err := s.catalog.wait(ctx); err != nil {
+				return nil, err
+			}
 			res, err := next(ctx, method, req)
 			if l, ok := res.(*mcp.ListResourcesResult); ok && len(scope.Paths()) > 0 {
 				l.Resources = slices.DeleteFunc(slices.Clone(l.Resources), func(r *mcp.Resource) bool {

@@ -64,11 +64,38 @@ type catalog struct {
 	lastPrint string     // store fingerprint at the last refresh
 	mu        sync.RWMutex
 	byPath    map[string]*mcp.Resource
-	sorted    []string // rel_paths in order, for completion
+	sorted    []string      // rel_paths in order, for completion
+	ready     chan struct{} // closed once the first listing is loaded
 }
 
 func newCatalog(s *Server) *catalog {
-	return &catalog{s: s, byPath: map[string]*mcp.Resource{}}
+	return &catalog{s: s, byPath: map[string]*mcp.Resource{}, ready: make(chan struct{})}
+}
+
+// load builds the first resource list (none without a store) and marks
+// the catalog ready. A failure is logged; the periodic refresh retries.
+func (c *catalog) load() {
+	defer close(c.ready)
+	if c.s.Store == nil {
+		return
+	}
+	if c.s.catalogHold != nil {
+		c.s.catalogHold()
+	}
+	if err := c.refresh(context.Background(), true); err != nil {
+		c.s.log.Warn("listing resources", "err", err)
+	}
+}
+
+// wait blocks until the first resource list is loaded or ctx ends: a
+// client never sees the list of a server that has not read its index yet.
+func (c *catalog) wait(ctx context.Context) error {
+	select {
+	case <-c.ready:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // Refresh re-reads the index and updates the resource list.
@@ -224,6 +251,7 @@ func mimeType(rel, docType string) string {
 // links returns resource_link content items for up to n of files that are
 // resources, in order.
 func (c *catalog) links(files []string, n int) []mcp.Content {
+	<-c.ready
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	var out []mcp.Content
@@ -245,6 +273,7 @@ func (c *catalog) links(files []string, n int) []mcp.Content {
 // paths returns up to limit resource paths accepted by match, and how many
 // matched in all.
 func (c *catalog) paths(match func(string) bool, limit int) ([]string, int) {
+	<-c.ready
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	var out []string
@@ -263,6 +292,7 @@ func (c *catalog) paths(match func(string) bool, limit int) ([]string, int) {
 // prefixed returns the resource paths starting with prefix that scope
 // allows, using the sorted index.
 func (c *catalog) prefixed(prefix string, scope *corpus.Scope, limit int) ([]string, int) {
+	<-c.ready
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	i := sort.SearchStrings(c.sorted, prefix)

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dir2mcp/dir2mcp/lib/config"
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
@@ -278,5 +279,33 @@ func TestReadOnlyHidesWritingTools(t *testing.T) {
 	}
 	if !slices.Contains(got, "dir2mcp.search") || !slices.Contains(got, "dir2mcp.ask_audio") {
 		t.Errorf("--read-only dropped read tools: %v", got)
+	}
+}
+
+// Listen before loading: a client is initialized and lists the tools
+// while the resource list is still being read from the index;
+// resources/list waits for it rather than answering an empty list.
+func TestServesBeforeResourceListIsLoaded(t *testing.T) {
+	files := map[string]string{"a.txt": "alpha\n", "docs/b.md": "# B\n", "src/e.go": "package e\n"}
+	s := indexedServer(t, files, nil)
+	s.PageSize = 100
+	hold := make(chan struct{})
+	s.catalogHold = func() { <-hold }
+	cs := connect(t, s) // initialize answered with the catalog held
+	ctx := context.Background()
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil || len(tools.Tools) == 0 {
+		t.Fatalf("tools/list while loading: %v, %d tools", err, len(tools.Tools))
+	}
+	short, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+	res, err := cs.ListResources(short, nil)
+	cancel()
+	if err == nil {
+		t.Fatalf("resources/list answered %d resources before the list was loaded", len(res.Resources))
+	}
+	close(hold)
+	res, err = cs.ListResources(ctx, nil)
+	if err != nil || len(res.Resources) != len(files) {
+		t.Fatalf("resources/list after loading: %v, %d resources, want %d", err, len(res.Resources), len(files))
 	}
 }

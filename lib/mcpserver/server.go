@@ -83,6 +83,9 @@ type Server struct {
 	stdioSession string
 	cursors      *cursor.Signer
 	grepIndex    *grep.Index
+	// catalogHold, if set, runs before the first resource list is read
+	// (tests hold the catalog there).
+	catalogHold func()
 }
 
 const instructions = `dir2mcp serves one directory as a searchable index.
@@ -151,11 +154,10 @@ func (s *Server) build() {
 	s.addPrompts()
 	s.catalog = newCatalog(s)
 	s.srv.AddResourceTemplate(fileTemplate, s.readResource)
-	if s.Store != nil {
-		if err := s.catalog.refresh(context.Background(), true); err != nil {
-			s.log.Warn("listing resources", "err", err)
-		}
-	}
+	// Listen before loading: the resource list is built in the
+	// background; resources/list, completions and resource links wait
+	// for it (catalog.wait), initialize and tools/list do not.
+	go s.catalog.load()
 }
 
 func (s *Server) logger() *slog.Logger {

@@ -226,7 +226,8 @@ func (s *scanner) shortcut(j *job, k Known, present bool) bool {
 	switch {
 	case (k.Status == record.StatusOK || deferred(k)) && k.ContentHash != "":
 		d.Status = record.StatusOK
-	case k.Status == record.StatusSkipped && (k.Code == string(errcode.BinarySkipped) || k.Code == string(errcode.SecretExcluded)):
+	case k.Status == record.StatusSkipped && (k.Code == string(errcode.BinarySkipped) || k.Code == string(errcode.SecretExcluded)),
+		contentFailure(k):
 		d.Status, d.Code, d.Reason = k.Status, k.Code, k.Reason
 		if k.Code == string(errcode.BinarySkipped) {
 			d.DocType, d.Lang = record.DocBinaryIgnored, ""
@@ -237,6 +238,18 @@ func (s *scanner) shortcut(j *job, k Known, present bool) bool {
 	d.ContentHash = k.ContentHash
 	d.Change = record.ChangeUnchanged
 	return true
+}
+
+// contentFailure reports whether a stored document failed on its bytes
+// themselves: they were read and hashed, and the extractor (EXTRACT_FAILED:
+// a damaged archive) or the local OCR engine (OCR_FAILED) rejected them.
+// The same bytes fail the same way, so an unchanged file is not extracted
+// again on every run; a new extractor or OCR engine is a policy change,
+// which re-checks everything. Provider failures (rate limits, outages)
+// have their own codes and are retried.
+func contentFailure(k Known) bool {
+	return k.Status == record.StatusError && k.ContentHash != "" &&
+		(k.Code == string(errcode.ExtractFailed) || k.Code == string(errcode.OCRFailed))
 }
 
 // skip marks the document skipped with code and reason.
