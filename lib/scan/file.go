@@ -245,8 +245,10 @@ func (s *scanner) shortcut(j *job, k Known, present bool) bool {
 // a damaged archive) or the local OCR engine (OCR_FAILED) rejected them.
 // The same bytes fail the same way, so an unchanged file is not extracted
 // again on every run; a new extractor or OCR engine is a policy change,
-// which re-checks everything. Provider failures (rate limits, outages)
-// have their own codes and are retried.
+// which re-checks everything (so is installing a missing OCR tool: no
+// tesseract means no engine, no pdftoppm is part of the engine's model).
+// Provider failures (rate limits, outages) have their own codes and are
+// retried.
 func contentFailure(k Known) bool {
 	return k.Status == record.StatusError && k.ContentHash != "" &&
 		(k.Code == string(errcode.ExtractFailed) || k.Code == string(errcode.OCRFailed))

@@ -93,8 +93,16 @@ func (e *Engine) Provider() string { return "tesseract" }
 
 // Model implements ocr.Engine: the tesseract version, languages and DPI,
 // e.g. "tesseract-5.3.0/eng@200", so cached results follow upgrades.
+// Without pdftoppm (PDF pages cannot be rendered) it ends in
+// "/no-pdftoppm": installing pdftoppm then changes the indexing policy, so
+// PDFs that failed for want of it are tried again although their bytes are
+// unchanged.
 func (e *Engine) Model() string {
-	return e.version + "/" + e.opt.Languages + "@" + strconv.Itoa(e.opt.DPI)
+	m := e.version + "/" + e.opt.Languages + "@" + strconv.Itoa(e.opt.DPI)
+	if e.opt.PDFToPPM == "" {
+		m += "/no-pdftoppm"
+	}
+	return m
 }
 
 // OCR implements ocr.Engine. Images are recognised as one page; PDF pages

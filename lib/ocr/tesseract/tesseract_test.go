@@ -108,3 +108,29 @@ func TestCachedEngineRecognisesOnce(t *testing.T) {
 		t.Fatalf("hits %d misses %d", hits, misses)
 	}
 }
+
+// An engine without pdftoppm names itself differently, so installing
+// pdftoppm changes the indexing policy and PDFs that failed for want of it
+// are tried again (their bytes have not changed).
+func TestModelNamesMissingPDFToPPM(t *testing.T) {
+	bin := t.TempDir()
+	fake := filepath.Join(bin, "tesseract")
+	if err := os.WriteFile(fake, []byte("#!/bin/sh\necho 'tesseract 5.3.0'\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin)
+	without, err := New(Options{Tesseract: fake})
+	if err != nil {
+		t.Fatal(err)
+	}
+	with, err := New(Options{Tesseract: fake, PDFToPPM: "/usr/bin/pdftoppm"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if with.Model() != "tesseract-5.3.0/eng@200" {
+		t.Errorf("with pdftoppm: %q", with.Model())
+	}
+	if without.Model() == with.Model() || !strings.HasSuffix(without.Model(), "/no-pdftoppm") {
+		t.Errorf("without pdftoppm: %q (with: %q)", without.Model(), with.Model())
+	}
+}
