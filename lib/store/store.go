@@ -79,6 +79,10 @@ func Open(ctx context.Context, stateDir string, opt Options) (*Store, error) {
 	if opt.ReadOnly {
 		wr.Close()
 	} else {
+		if err := s.withRetry(ctx, func() error { return tuneFTS(ctx, wr) }); err != nil {
+			wr.Close()
+			return nil, err
+		}
 		s.wr = wr
 	}
 	rd, err := sql.Open(driverName, dsn(path, true))
