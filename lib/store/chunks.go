@@ -195,14 +195,41 @@ func withTrail(titleText, context string) string {
 	return titleText + "\n" + lexical.IndexText(context)
 }
 
-// insertFTS indexes a chunk; body is lexical.IndexText of its text.
+// insertFTS indexes a chunk; body is lexical.IndexText of its text. The
+// row is queued and written by flushFTS, before the transaction's next
+// other full-text statement or its commit: FTS5 writes out its pending
+// terms as a new segment at the start of every statement that opens a
+// statement journal (each chunks insert does, for its foreign keys), so
+// interleaved inserts made one segment per chunk and merging them cost
+// more than the inserts. Full-text statements keep their order.
 func (tx *Tx) insertFTS(id int64, pathText, titleText, body string) error {
-	_, err := tx.tx.Exec("INSERT INTO chunks_fts (rowid, path, title, body) VALUES (?, ?, ?, ?)",
-		id, pathText, titleText, body)
-	return err
+	tx.fts = append(tx.fts, ftsRow{id, pathText, titleText, body})
+	return nil
+}
+
+// ftsRow is a queued insertFTS.
+type ftsRow struct {
+	id                int64
+	path, title, body string
+}
+
+// flushFTS writes the queued full-text rows.
+func (tx *Tx) flushFTS() error {
+	for i, r := range tx.fts {
+		if _, err := tx.tx.Exec("INSERT INTO chunks_fts (rowid, path, title, body) VALUES (?, ?, ?, ?)",
+			r.id, r.path, r.title, r.body); err != nil {
+			return err
+		}
+		tx.fts[i] = ftsRow{}
+	}
+	tx.fts = tx.fts[:0]
+	return nil
 }
 
 func (tx *Tx) reindexFTS(id int64, pathText, titleText, body string) error {
+	if err := tx.flushFTS(); err != nil {
+		return err
+	}
 	if _, err := tx.tx.Exec("DELETE FROM chunks_fts WHERE rowid = ?", id); err != nil {
 		return err
 	}
@@ -266,6 +293,9 @@ func (tx *Tx) tombstoneChunks(ids []int64) error {
 		n := min(len(ids), 500)
 		in, args := inList(ids[:n])
 		if _, err := tx.tx.Exec("UPDATE chunks SET deleted = 1 WHERE chunk_id IN ("+in+")", args...); err != nil {
+			return err
+		}
+		if err := tx.flushFTS(); err != nil {
 			return err
 		}
 		if _, err := tx.tx.Exec("DELETE FROM chunks_fts WHERE rowid IN ("+in+")", args...); err != nil {
@@ -530,6 +560,7 @@ func (tx *Tx) MarkPending(ids []int64) error {
 // forgets document hashes, so the next run rebuilds everything (reindex).
 // Documents stay (as rows) so list_files keeps working meanwhile.
 func (tx *Tx) ResetContent() error {
+	tx.fts = tx.fts[:0] // deleted with the rest
 	for _, q := range []string{
 		"INSERT INTO chunks_fts(chunks_fts) VALUES('delete-all')",
 		"DELETE FROM spans",
