@@ -3,6 +3,7 @@ package chunk
 import (
 	"regexp"
 	"strings"
+	"unicode"
 )
 
 // defPatterns find the names a line of code defines, in the common shapes
@@ -45,10 +46,13 @@ func DefinedName(line string) string {
 	if len(line) > 400 || strings.TrimSpace(line) == "" {
 		return ""
 	}
-	if f := strings.Fields(line); notNames[strings.TrimRight(f[0], "(:;")] {
+	if notNames[strings.TrimRight(firstField(line), "(:;")] {
 		return "" // a statement: "return rmtree(x)", "if (ok)"
 	}
-	for _, re := range defPatterns {
+	for i, re := range defPatterns {
+		if !defGuards[i](line) {
+			continue
+		}
 		if m := re.FindStringSubmatch(line); m != nil && !notNames[m[1]] {
 			return m[1]
 		}
@@ -56,13 +60,24 @@ func DefinedName(line string) string {
 	return ""
 }
 
+// firstField is strings.Fields(line)[0] without the slice; line holds a
+// non-space character.
+func firstField(line string) string {
+	line = strings.TrimLeftFunc(line, unicode.IsSpace)
+	if i := strings.IndexFunc(line, unicode.IsSpace); i >= 0 {
+		return line[:i]
+	}
+	return line
+}
+
 // definedNames returns the distinct names lines [s, e) define, in order,
-// space-separated and capped at maxContext bytes ("" for none).
+// space-separated and capped at maxContext bytes ("" for none). Each
+// line's name is found once per text (windows overlap).
 func (x *lineIndex) definedNames(s, e int) string {
 	var b strings.Builder
 	seen := map[string]bool{}
 	for i := s; i < e && i < x.n(); i++ {
-		name := DefinedName(x.line(i))
+		name := x.definedName(i)
 		if name == "" || seen[name] {
 			continue
 		}
@@ -76,4 +91,16 @@ func (x *lineIndex) definedNames(s, e int) string {
 		b.WriteString(name)
 	}
 	return b.String()
+}
+
+// definedName is DefinedName of line i, remembered.
+func (x *lineIndex) definedName(i int) string {
+	if x.defs == nil {
+		x.defs = make([]string, x.n())
+		x.defsKnown = make([]bool, x.n())
+	}
+	if !x.defsKnown[i] {
+		x.defs[i], x.defsKnown[i] = DefinedName(x.line(i)), true
+	}
+	return x.defs[i]
 }

@@ -13,6 +13,9 @@ import (
 type lineIndex struct {
 	text  string
 	start []int // byte offset where each line starts
+	// defs[i] is line i's defined name once defsKnown[i] (see definedName).
+	defs      []string
+	defsKnown []bool
 }
 
 func newLineIndex(text string) *lineIndex {

@@ -1,4 +1,4 @@
-// Package heapprof writes Go heap profiles of a running dir2mcp for the
+// Package heapprof writes Go heap (and CPU) profiles of a running dir2mcp for the
 // scale bench (scripts/bench -heap-profile): with DIR2MCP_HEAP_PROFILE=FILE
 // set, FILE holds the heap profile of the GC that found the largest live
 // heap so far (written again at each new peak at least 10% above the last), and

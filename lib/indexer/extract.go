@@ -209,8 +209,8 @@ func (x *Extractor) root(dir string) (*rootfs.Root, error) {
 
 // Batching: commit after this many documents or this much time.
 const (
-	batchDocs  = 256
-	batchDelay = 150 * time.Millisecond
+	batchDocs  = 1024
+	batchDelay = 500 * time.Millisecond
 )
 
 // write applies results in input order, batching them into transactions.

@@ -75,9 +75,15 @@ func RawText(cfg *config.Config, data []byte, docType string) (extract.Result, e
 }
 
 func maskedRawText(r *exclude.Redactor, data []byte, docType string) (extract.Result, error) {
-	res, err := extract.RawText(maskSource(r, data), docType)
+	src, masked := maskSource(r, data)
+	res, err := extract.RawText(src, docType)
 	if err != nil {
 		return res, err
+	}
+	if masked == 0 && res.Text == string(src) {
+		// Extraction revealed nothing the bytes did not show, and they
+		// held nothing to mask: masking again would find nothing.
+		return res, nil
 	}
 	maskExtracted(r, &res)
 	return res, nil
@@ -87,15 +93,15 @@ func maskedRawText(r *exclude.Redactor, data []byte, docType string) (extract.Re
 // so the representation and its source map (HTML) are made from the masked
 // file and stay consistent with each other and with open_file, which
 // masks the same way.
-func maskSource(r *exclude.Redactor, data []byte) []byte {
+func maskSource(r *exclude.Redactor, data []byte) ([]byte, int) {
 	if !r.Enabled() {
-		return data
+		return data, 0
 	}
 	masked, n := r.Mask(string(data))
 	if n == 0 {
-		return data
+		return data, 0
 	}
-	return []byte(masked)
+	return []byte(masked), n
 }
 
 // maskExtracted masks what extraction revealed that the bytes did not show

@@ -13,6 +13,7 @@ import (
 	"github.com/dir2mcp/dir2mcp/lib/config"
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
 	"github.com/dir2mcp/dir2mcp/lib/extract"
+	"github.com/dir2mcp/dir2mcp/lib/lexical"
 	"github.com/dir2mcp/dir2mcp/lib/record"
 	"github.com/dir2mcp/dir2mcp/lib/srcmap"
 	"github.com/dir2mcp/dir2mcp/lib/store"
@@ -150,8 +151,11 @@ func textOptions(cfg *config.Config) chunk.TextOptions {
 	return chunk.TextOptions{MaxChars: ch.MaxChars, OverlapChars: orNone(ch.OverlapChars), MinChars: orNone(ch.MinChars)}
 }
 
+// chunkInput is a chunk as the store takes it, with its full-text body
+// made here (extract workers run in parallel; the store writer is one).
 func chunkInput(text, kind string, sp record.Span) store.ChunkInput {
-	return store.ChunkInput{Text: text, TextHash: chunk.TextHash(text), TokensEst: chunk.TokensEstimate(text), IndexKind: kind, Span: sp}
+	return store.ChunkInput{Text: text, TextHash: chunk.TextHash(text), TokensEst: chunk.TokensEstimate(text), IndexKind: kind, Span: sp,
+		IndexBody: lexical.IndexText(text)}
 }
 
 // withContext gives a chunk its place in the document (see

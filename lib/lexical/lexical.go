@@ -22,14 +22,15 @@ func IndexText(s string) string {
 	var extra strings.Builder
 	seen := map[string]struct{}{}
 	textsplit.EachWord(s, func(tok string) {
-		parts := textsplit.SplitIdentifier(tok)
-		if len(parts) < 2 {
-			return
-		}
+		// A repeated word adds nothing, split or not.
 		if _, ok := seen[tok]; ok {
 			return
 		}
 		seen[tok] = struct{}{}
+		parts := textsplit.SplitIdentifier(tok)
+		if len(parts) < 2 {
+			return
+		}
 		for _, p := range parts {
 			extra.WriteByte(' ')
 			extra.WriteString(p)

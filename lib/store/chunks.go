@@ -47,6 +47,17 @@ type ChunkInput struct {
 	// Lines maps the chunk's text lines to source lines when they are not
 	// the file's own (HTML); nil otherwise. Stored in spans.extra_json.
 	Lines srcmap.Map
+	// IndexBody is lexical.IndexText(Text) when the caller made it (in
+	// parallel, off the single writer); "" makes the store compute it.
+	IndexBody string
+}
+
+// indexBody is what the full-text index holds as the chunk's body.
+func (p ChunkInput) indexBody() string {
+	if p.IndexBody != "" {
+		return p.IndexBody
+	}
+	return lexical.IndexText(p.Text)
 }
 
 // RepResult reports what ReplaceRepresentation changed.
@@ -138,7 +149,7 @@ func (tx *Tx) ReplaceRepresentation(doc DocRef, rep RepInput, pieces []ChunkInpu
 				return res, err
 			}
 			if doc.TitleChanged {
-				if err := tx.reindexFTS(o.id, pathText, withTrail(titleText, p.Context), p.Text); err != nil {
+				if err := tx.reindexFTS(o.id, pathText, withTrail(titleText, p.Context), p.indexBody()); err != nil {
 					return res, err
 				}
 			}
@@ -154,7 +165,7 @@ func (tx *Tx) ReplaceRepresentation(doc DocRef, rep RepInput, pieces []ChunkInpu
 		if err := tx.insertSpan(id, p.Span, p.Lines); err != nil {
 			return res, err
 		}
-		if err := tx.insertFTS(id, pathText, withTrail(titleText, p.Context), p.Text); err != nil {
+		if err := tx.insertFTS(id, pathText, withTrail(titleText, p.Context), p.indexBody()); err != nil {
 			return res, err
 		}
 		c := record.NewChunk()
@@ -184,17 +195,45 @@ func withTrail(titleText, context string) string {
 	return titleText + "\n" + lexical.IndexText(context)
 }
 
-func (tx *Tx) insertFTS(id int64, pathText, titleText, text string) error {
-	_, err := tx.tx.Exec("INSERT INTO chunks_fts (rowid, path, title, body) VALUES (?, ?, ?, ?)",
-		id, pathText, titleText, lexical.IndexText(text))
-	return err
+// insertFTS indexes a chunk; body is lexical.IndexText of its text. The
+// row is queued and written by flushFTS, before the transaction's next
+// other full-text statement or its commit: FTS5 writes out its pending
+// terms as a new segment at the start of every statement that opens a
+// statement journal (each chunks insert does, for its foreign keys), so
+// interleaved inserts made one segment per chunk and merging them cost
+// more than the inserts. Full-text statements keep their order.
+func (tx *Tx) insertFTS(id int64, pathText, titleText, body string) error {
+	tx.fts = append(tx.fts, ftsRow{id, pathText, titleText, body})
+	return nil
 }
 
-func (tx *Tx) reindexFTS(id int64, pathText, titleText, text string) error {
+// ftsRow is a queued insertFTS.
+type ftsRow struct {
+	id                int64
+	path, title, body string
+}
+
+// flushFTS writes the queued full-text rows.
+func (tx *Tx) flushFTS() error {
+	for i, r := range tx.fts {
+		if _, err := tx.tx.Exec("INSERT INTO chunks_fts (rowid, path, title, body) VALUES (?, ?, ?, ?)",
+			r.id, r.path, r.title, r.body); err != nil {
+			return err
+		}
+		tx.fts[i] = ftsRow{}
+	}
+	tx.fts = tx.fts[:0]
+	return nil
+}
+
+func (tx *Tx) reindexFTS(id int64, pathText, titleText, body string) error {
+	if err := tx.flushFTS(); err != nil {
+		return err
+	}
 	if _, err := tx.tx.Exec("DELETE FROM chunks_fts WHERE rowid = ?", id); err != nil {
 		return err
 	}
-	return tx.insertFTS(id, pathText, titleText, text)
+	return tx.insertFTS(id, pathText, titleText, body)
 }
 
 func (tx *Tx) insertSpan(id int64, sp record.Span, lines srcmap.Map) error {
@@ -254,6 +293,9 @@ func (tx *Tx) tombstoneChunks(ids []int64) error {
 		n := min(len(ids), 500)
 		in, args := inList(ids[:n])
 		if _, err := tx.tx.Exec("UPDATE chunks SET deleted = 1 WHERE chunk_id IN ("+in+")", args...); err != nil {
+			return err
+		}
+		if err := tx.flushFTS(); err != nil {
 			return err
 		}
 		if _, err := tx.tx.Exec("DELETE FROM chunks_fts WHERE rowid IN ("+in+")", args...); err != nil {
@@ -369,7 +411,7 @@ func (s *Store) EmbeddedIDs(ctx context.Context, kind, model string) (map[int64]
 // DeletedChunkIDs returns the ids of chunks of kind that are deleted but
 // not yet purged (PurgeDeletedChunks): the vectors a writer must drop.
 func (s *Store) DeletedChunkIDs(ctx context.Context, kind string) ([]int64, error) {
-	rows, err := s.rd.QueryContext(ctx, `SELECT chunk_id FROM chunks WHERE deleted = 1 AND index_kind = ?`, kind)
+	rows, err := s.rd.QueryContext(ctx, deletedOfKind, kind)
 	if err != nil {
 		return nil, wrapRead(err, "read deleted chunks")
 	}
@@ -385,13 +427,24 @@ func (s *Store) DeletedChunkIDs(ctx context.Context, kind string) ([]int64, erro
 	return ids, wrapRead(rows.Err(), "read deleted chunks")
 }
 
+// deletedOfKind selects the ids of the tombstoned chunks of kind ?1 as
+// seeks in chunks_counts (index_kind, embedding_status, deleted, …): one
+// per embedding status and one per range between them, so any status
+// is covered. "deleted = 1 AND index_kind = ?" alone reads every index
+// entry of the kind, at every vector flush of a run.
+const deletedOfKind = `SELECT chunk_id FROM chunks WHERE index_kind = ?1 AND embedding_status IN ('error', 'ok', 'pending') AND deleted = 1
+UNION ALL SELECT chunk_id FROM chunks WHERE index_kind = ?1 AND embedding_status < 'error' AND deleted = 1
+UNION ALL SELECT chunk_id FROM chunks WHERE index_kind = ?1 AND embedding_status > 'error' AND embedding_status < 'ok' AND deleted = 1
+UNION ALL SELECT chunk_id FROM chunks WHERE index_kind = ?1 AND embedding_status > 'ok' AND embedding_status < 'pending' AND deleted = 1
+UNION ALL SELECT chunk_id FROM chunks WHERE index_kind = ?1 AND embedding_status > 'pending' AND deleted = 1`
+
 // PurgeDeletedChunks removes tombstoned chunk rows (and spans) of kind whose
 // vectors are no longer in the vector file, returning how many were removed.
 func (tx *Tx) PurgeDeletedChunks(kind string) (int64, error) {
-	if _, err := tx.tx.Exec(`DELETE FROM spans WHERE chunk_id IN (SELECT chunk_id FROM chunks WHERE deleted = 1 AND index_kind = ?)`, kind); err != nil {
+	if _, err := tx.tx.Exec(`DELETE FROM spans WHERE chunk_id IN (`+deletedOfKind+`)`, kind); err != nil {
 		return 0, err
 	}
-	res, err := tx.tx.Exec("DELETE FROM chunks WHERE deleted = 1 AND index_kind = ?", kind)
+	res, err := tx.tx.Exec(`DELETE FROM chunks WHERE chunk_id IN (`+deletedOfKind+`)`, kind)
 	if err != nil {
 		return 0, err
 	}
@@ -507,6 +560,7 @@ func (tx *Tx) MarkPending(ids []int64) error {
 // forgets document hashes, so the next run rebuilds everything (reindex).
 // Documents stay (as rows) so list_files keeps working meanwhile.
 func (tx *Tx) ResetContent() error {
+	tx.fts = tx.fts[:0] // deleted with the rest
 	for _, q := range []string{
 		"INSERT INTO chunks_fts(chunks_fts) VALUES('delete-all')",
 		"DELETE FROM spans",

@@ -79,6 +79,10 @@ func Open(ctx context.Context, stateDir string, opt Options) (*Store, error) {
 	if opt.ReadOnly {
 		wr.Close()
 	} else {
+		if err := s.withRetry(ctx, func() error { return tuneFTS(ctx, wr) }); err != nil {
+			wr.Close()
+			return nil, err
+		}
 		s.wr = wr
 	}
 	rd, err := sql.Open(driverName, dsn(path, true))
@@ -143,6 +147,7 @@ func dsn(path string, readOnly bool) string {
 type Tx struct {
 	tx  *sql.Tx
 	now int64
+	fts []ftsRow // full-text rows not yet written (see insertFTS)
 }
 
 // Update runs fn in one write transaction, committing if fn returns nil.
@@ -159,6 +164,10 @@ func (s *Store) Update(ctx context.Context, fn func(*Tx) error) error {
 		}
 		tx := &Tx{tx: sqlTx, now: nowUnix()}
 		if err := fn(tx); err != nil {
+			_ = sqlTx.Rollback()
+			return err
+		}
+		if err := tx.flushFTS(); err != nil {
 			_ = sqlTx.Rollback()
 			return err
 		}
