@@ -294,10 +294,9 @@ func jsonRequested(args []string) bool {
 // exits with the SPEC §2.4 exit code. It does not return.
 func Exec(cmd *ucli.Command) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	endProfile, endCPU := heapprof.Start(), heapprof.StartCPU()
+	endProfile := heapprof.Start()
 	code := Main(ctx, cmd, os.Args)
 	stop()
-	endCPU()
 	endProfile()
 	os.Exit(code)
 }
