@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"bufio"
 	"encoding/json"
 	"io/fs"
 	"os"
@@ -306,14 +307,31 @@ func TestIndexInterruptedBySignal(t *testing.T) {
 	cmd := exec.Command(bin("dir2mcp"), "index", "--dir", dir, "--non-interactive")
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(700 * time.Millisecond)
+	// Signal once the job is under way (the index is loaded), not after a
+	// fixed delay: 3,000 small files index in well under a second.
+	lines := bufio.NewScanner(stdout)
+	var printed strings.Builder
+	for lines.Scan() {
+		printed.WriteString(lines.Text() + "\n")
+		if strings.HasPrefix(lines.Text(), "Loaded index") {
+			break
+		}
+	}
+	time.Sleep(100 * time.Millisecond)
 	cmd.Process.Signal(os.Interrupt)
-	err := cmd.Wait()
+	for lines.Scan() {
+		printed.WriteString(lines.Text() + "\n")
+	}
+	err = cmd.Wait()
 	out := stderr.String()
-	if strings.Contains(out, "Indexing complete") {
+	if strings.Contains(out+printed.String(), "Indexing complete") {
 		t.Skip("indexing finished before the signal")
 	}
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
