@@ -20,6 +20,15 @@ type ttyProc struct {
 	cmd *exec.Cmd
 	in  io.WriteCloser
 	out *syncBuffer
+	// done closes when the process has exited; err is then its Wait result.
+	done chan struct{}
+	err  error
+}
+
+// wait returns the exit error of the process once it has exited.
+func (p *ttyProc) wait() error {
+	<-p.done
+	return p.err
 }
 
 func startTTY(t *testing.T, env []string, args ...string) *ttyProc {
@@ -44,11 +53,21 @@ func startTTY(t *testing.T, env []string, args ...string) *ttyProc {
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	done := make(chan struct{})
+	p.done = done
+	go func() { p.err = p.cmd.Wait(); close(done) }()
 	t.Cleanup(func() {
-		if p.cmd.ProcessState == nil {
-			syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
-			p.cmd.Wait()
+		// script puts the program in a session of its own, so killing
+		// script's process group leaves it running: type Ctrl-C on the
+		// terminal first (the program's own SIGINT), then kill what remains.
+		io.WriteString(p.in, "\x03")
+		select {
+		case <-done:
+			return
+		case <-time.After(10 * time.Second):
 		}
+		syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+		<-done
 	})
 	return p
 }
@@ -84,7 +103,7 @@ func TestConfigInitWizardOnTTY(t *testing.T) {
 	p.answer("Embeddings", "")
 	p.answer("PDFs", "auto")
 	p.answer("Keep the API keys in", "file")
-	if err := p.cmd.Wait(); err != nil {
+	if err := p.wait(); err != nil {
 		t.Fatalf("wizard: %v\n%s", err, p.out.String())
 	}
 	if strings.Contains(p.out.String(), key) {
