@@ -47,6 +47,15 @@ func hitKey(h retrieve.Hit) uint32 {
 	return f.Sum32()
 }
 
+// engineSearch runs req on the engine, or on the searchFunc a benchmark
+// installed (to time the MCP layer without the retrieval channels).
+func (s *Server) engineSearch(ctx context.Context, req retrieve.Request) (retrieve.Result, error) {
+	if s.searchFunc != nil {
+		return s.searchFunc(ctx, req)
+	}
+	return s.Engine.Search(ctx, req)
+}
+
 // searchPage runs req as one page. The first page is the plain search;
 // a cursor's page ranks the hits shown so far plus k more (up to
 // retrieve.MaxPagedK) and returns the best k not shown yet, so no hit is
@@ -64,7 +73,7 @@ func (s *Server) searchPage(ctx context.Context, a *args, req retrieve.Request) 
 	if resumed {
 		req.K, req.Paged = min(len(pos.Seen)+k, retrieve.MaxPagedK), true
 	}
-	res, err := s.Engine.Search(ctx, req)
+	res, err := s.engineSearch(ctx, req)
 	if err != nil {
 		return searchResult{}, err
 	}

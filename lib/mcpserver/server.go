@@ -83,6 +83,9 @@ type Server struct {
 	stdioSession string
 	cursors      *cursor.Signer
 	grepIndex    *grep.Index
+	// searchFunc, if set, answers searches instead of Engine.Search
+	// (benchmarks of the MCP layer).
+	searchFunc func(ctx context.Context, req retrieve.Request) (retrieve.Result, error)
 	// catalogHold, if set, runs before the first resource list is read
 	// (tests hold the catalog there).
 	catalogHold func()
