@@ -5,7 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -73,12 +75,27 @@ func benchCall(b *testing.B, cs *mcp.ClientSession, q string) {
 
 // run times search over qs in turn, after a warm-up, and reports the median
 // latency (p50-ms) and the process's CPU time per search (cpu-ms/op): what
-// a loaded machine's latency follows.
+// a loaded machine's latency follows. DIR2MCP_BENCH_CPUPROFILE=FILE writes a
+// CPU profile of the timed calls alone ("%" in FILE stands for the
+// benchmark's name).
 func run(b *testing.B, qs []string, search func(q string)) {
 	for _, q := range qs[:10] { // warm caches
 		search(q)
 	}
 	var took []time.Duration
+	if p := os.Getenv("DIR2MCP_BENCH_CPUPROFILE"); p != "" {
+		// The timed calls alone (go test -cpuprofile also takes the
+		// index run and the warm-up).
+		f, err := os.Create(strings.ReplaceAll(p, "%", strings.ReplaceAll(b.Name(), "/", "-")))
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			b.Fatal(err)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	cpu0 := cpuTime()
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
@@ -139,8 +156,10 @@ func benchServer(b *testing.B, root string) *Server {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := (&indexer.Job{Config: cfg, Root: root, Dir: dir, Store: st, Embedders: embs}).Run(ctx); err != nil {
-		b.Fatal(err)
+	if os.Getenv("DIR2MCP_BENCH_NOINDEX") == "" { // set: the state dir is known complete (runs under valgrind)
+		if err := (&indexer.Job{Config: cfg, Root: root, Dir: dir, Store: st, Embedders: embs}).Run(ctx); err != nil {
+			b.Fatal(err)
+		}
 	}
 	eng := retrieve.Open(st, dir, cfg, embs, time.Hour)
 	b.Cleanup(eng.Close)
@@ -176,6 +195,9 @@ func benchQueries(b *testing.B) []string {
 	}
 	if len(qs) < 10 {
 		b.Fatalf("%d queries", len(qs))
+	}
+	if n, _ := strconv.Atoi(os.Getenv("DIR2MCP_BENCH_NQ")); n >= 10 && n < len(qs) {
+		qs = qs[:n] // fewer queries: a shorter set-up (precomputed answers)
 	}
 	return qs
 }

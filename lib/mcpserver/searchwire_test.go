@@ -43,11 +43,11 @@ const wireToken = "wire-owner-token-5f1c2a9e7b3d4c60"
 // password, a GitHub token, URL credentials) and a private/ tree a scoped
 // token may not see.
 var wireCorpus = map[string]string{
-	"README.md": "# Ledger\n\nThe ledger keeps accounts & balances <in cents>.\n\n## Setup\n\nConnect with postgres://ledger:s3cretpass@db.local/ledger and set\npassword = hunter2hunter2 in the config.\n\nThe deploy token is ghp_0123456789abcdefghijABCDEFGHIJ012345 (rotate it).\n",
-	"docs/guide.md": "# Guide\n\n## Opening a file slice\n\nUse open_file with a line range to read the exact text a citation names.\nCitations look like [src/ledger.go:L17-L28].\n\n## Paging\n\nLong results continue with next_cursor: pass it back unchanged.\nEach page shows hits not shown before.\n",
-	"docs/unicode.md": "# Ünïcödé\n\nLine and paragraph separators: \u2028 and \u2029 stay as they are.\nQuotes \"double\" and 'single', tabs\tand backslashes \\ too.\n",
-	"src/ledger.go": "package ledger\n\n// Balance returns the balance of account in cents.\nfunc Balance(account string) (int64, error) {\n\tif account == \"\" {\n\t\treturn 0, errEmpty\n\t}\n\treturn lookup(account)\n}\n\n// Transfer moves amount cents from one account to another & records it.\nfunc Transfer(from, to string, amount int64) error {\n\tif amount <= 0 || from == to {\n\t\treturn errAmount\n\t}\n\treturn post(from, to, amount)\n}\n",
-	"src/config.go": "package ledger\n\n// Config holds the connection settings.\ntype Config struct {\n\tDSN      string // e.g. postgres://user:pass@host/db\n\tPassword string\n}\n\nvar defaultConfig = Config{DSN: \"postgres://app:app-password-1@localhost/ledger\"}\n",
+	"README.md":        "# Ledger\n\nThe ledger keeps accounts & balances <in cents>.\n\n## Setup\n\nConnect with postgres://ledger:s3cretpass@db.local/ledger and set\npassword = hunter2hunter2 in the config.\n\nThe deploy token is ghp_0123456789abcdefghijABCDEFGHIJ012345 (rotate it).\n",
+	"docs/guide.md":    "# Guide\n\n## Opening a file slice\n\nUse open_file with a line range to read the exact text a citation names.\nCitations look like [src/ledger.go:L17-L28].\n\n## Paging\n\nLong results continue with next_cursor: pass it back unchanged.\nEach page shows hits not shown before.\n",
+	"docs/unicode.md":  "# Ünïcödé\n\nLine and paragraph separators: \u2028 and \u2029 stay as they are.\nQuotes \"double\" and 'single', tabs\tand backslashes \\ too.\n",
+	"src/ledger.go":    "package ledger\n\n// Balance returns the balance of account in cents.\nfunc Balance(account string) (int64, error) {\n\tif account == \"\" {\n\t\treturn 0, errEmpty\n\t}\n\treturn lookup(account)\n}\n\n// Transfer moves amount cents from one account to another & records it.\nfunc Transfer(from, to string, amount int64) error {\n\tif amount <= 0 || from == to {\n\t\treturn errAmount\n\t}\n\treturn post(from, to, amount)\n}\n",
+	"src/config.go":    "package ledger\n\n// Config holds the connection settings.\ntype Config struct {\n\tDSN      string // e.g. postgres://user:pass@host/db\n\tPassword string\n}\n\nvar defaultConfig = Config{DSN: \"postgres://app:app-password-1@localhost/ledger\"}\n",
 	"private/notes.md": "# Private notes\n\nThe ledger balance audit is due in March.\nOnly the owner reads this file.\n",
 }
 
