@@ -88,6 +88,7 @@ type ruleSet struct {
 	checked  map[int][]redactRule // compiled (validated) by NewRedactor
 	once     sync.Once
 	rules    []redactRule
+	lits     *literalIndex // the rules' leading literals (nil: none)
 }
 
 // get returns the rules, compiling them on the first call. The patterns
@@ -102,6 +103,7 @@ func (s *ruleSet) get() []redactRule {
 			s.rules = append(s.rules, rules...)
 		}
 		s.checked = nil
+		s.lits = newLiteralIndex(s.rules)
 	})
 	return s.rules
 }
@@ -151,6 +153,7 @@ type redactRule struct {
 	alt      *alternative   // strategies of the alternative without its leading \b; nil = regexp only
 	boundary bool           // the alternative starts with \b
 	whole    *regexp.Regexp // the alternative as written
+	litIDs   []int32        // alt.lits in the ruleSet's literalIndex
 }
 
 func compileRedactRules(pattern string) ([]redactRule, error) {
@@ -188,8 +191,10 @@ func compileRedactRules(pattern string) ([]redactRule, error) {
 }
 
 // find calls emit with each match of the rule in content: the regexp that
-// matched, its submatch indexes and the offset they are relative to.
-func (r *redactRule) find(content []byte, st *matchState, emit func(re *regexp.Regexp, m []int, base int)) {
+// matched, its submatch indexes and the offset they are relative to. The
+// leading literals' offsets come from lits (one pass for all rules) when
+// set and the content is not over maxOccLen.
+func (r *redactRule) find(content []byte, st *matchState, lits *literalIndex, emit func(re *regexp.Regexp, m []int, base int)) {
 	a := r.alt
 	fallback := a == nil || a.anchored == nil
 	for i := 0; !fallback && i < len(a.escapes); i++ {
@@ -211,25 +216,37 @@ func (r *redactRule) find(content []byte, st *matchState, emit func(re *regexp.R
 	// for a literal (its offsets are shared by all rules) is cheaper than
 	// looking for a run.
 	needs := 0 // 1 present, -1 missing, 0 not checked yet
-	for i := 0; i < len(a.lits) && needs >= 0; i++ {
-		eachLiteral(content, &a.lits[i], st, func(start int) bool {
-			if r.boundary && !wordBoundary(content, start) {
-				return false
-			}
-			if needs == 0 {
-				needs = 1
-				for _, n := range a.needs {
-					if !hasRun(content, n.set, n.min) {
-						needs = -1
-						return true
-					}
+	visit := func(start int) bool {
+		if r.boundary && !wordBoundary(content, start) {
+			return false
+		}
+		if needs == 0 {
+			needs = 1
+			for _, n := range a.needs {
+				if !hasRun(content, n.set, n.min) {
+					needs = -1
+					return true
 				}
 			}
-			if m := a.anchored.FindSubmatchIndex(content[start:]); m != nil {
-				emit(a.anchored, m, start)
+		}
+		if m := a.anchored.FindSubmatchIndex(content[start:]); m != nil {
+			emit(a.anchored, m, start)
+		}
+		return false
+	}
+	if lits != nil && len(r.litIDs) == len(a.lits) && len(content) <= maxOccLen {
+		occ := st.literalOffsets(lits)
+		for _, id := range r.litIDs {
+			for _, start := range occ[id] {
+				if visit(start) {
+					return
+				}
 			}
-			return false
-		})
+		}
+		return
+	}
+	for i := 0; i < len(a.lits) && needs >= 0; i++ {
+		eachLiteral(content, &a.lits[i], st, visit)
 	}
 }
 
@@ -269,13 +286,19 @@ func (r *Redactor) spans(content []byte) [][2]int {
 	if !r.Enabled() || len(content) == 0 {
 		return nil
 	}
+	rules := r.rules.get()
+	return r.spansWith(content, rules, r.rules.lits)
+}
+
+// spansWith is spans with the rules' literals found through lits (nil:
+// literal by literal, eachLiteral).
+func (r *Redactor) spansWith(content []byte, rules []redactRule, lits *literalIndex) [][2]int {
 	st := statePool.Get().(*matchState)
 	st.reset(content)
 	defer statePool.Put(st)
 	out := r.literalSpans(content)
-	rules := r.rules.get()
 	for i := range rules {
-		rules[i].find(content, st, func(re *regexp.Regexp, m []int, base int) {
+		rules[i].find(content, st, lits, func(re *regexp.Regexp, m []int, base int) {
 			lo, hi := m[0], m[1]
 			if g := re.SubexpIndex(SecretGroup); g > 0 && m[2*g] >= 0 {
 				lo, hi = m[2*g], m[2*g+1]

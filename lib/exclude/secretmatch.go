@@ -17,6 +17,11 @@ type matchState struct {
 	// the previous content are reused without clearing them).
 	occ [256]occurrences
 	gen uint32
+	// litOcc lists the offsets of each literal of litIndex in the content
+	// when litGen is the state's generation (literalOffsets).
+	litOcc   [][]int
+	litGen   uint32
+	litIndex *literalIndex
 }
 
 type escapeSeen struct {
@@ -42,6 +47,7 @@ func (st *matchState) reset(content []byte) {
 	st.escapes = st.escapes[:0]
 	if st.gen++; st.gen == 0 { // wrapped: forget every list
 		st.occ = [256]occurrences{}
+		st.litGen = 0
 		st.gen = 1
 	}
 }
@@ -149,9 +155,11 @@ func eachLiteral(content []byte, l *literal, st *matchState, visit func(start in
 		}
 		return visit(start)
 	}
-	cases := []byte{l.b[l.rare]}
-	if c := cases[0]; l.fold && 'a' <= c && c <= 'z' {
-		cases = append(cases, c-'a'+'A')
+	var both [2]byte // the rare byte, in both cases for a fold literal
+	cases := both[:1]
+	if both[0] = l.b[l.rare]; l.fold && 'a' <= both[0] && both[0] <= 'z' {
+		both[1] = both[0] - 'a' + 'A'
+		cases = both[:2]
 	}
 	for _, c := range cases {
 		if len(content) <= maxOccLen {
