@@ -1,8 +1,11 @@
 package retrieve
 
 import (
+	"bytes"
 	"math/bits"
+	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/dir2mcp/dir2mcp/lib/chunk"
@@ -28,21 +31,110 @@ type focusSpec struct {
 	name string
 	// code: the chunk is source code.
 	code bool
+	// cores, when prefilter is set, are ASCII lower-case strings one of
+	// which every line of ASCII text holding a term holds, case folded
+	// (termCore): a line that holds none is not matched term by term.
+	cores     [][]byte
+	prefilter bool
 }
 
 // newFocusSpec is the spec of query q; weight holds the weight of a term
 // (its stem), a term without one weighs 1. code is false.
 func newFocusSpec(q *lexical.Query, weight map[string]float64) focusSpec {
 	m := q.TermSet().Matcher()
-	f := focusSpec{terms: m, weights: make([]float64, len(m.Terms())), name: q.Name}
+	f := focusSpec{terms: m, weights: make([]float64, len(m.Terms())), name: q.Name, prefilter: true}
 	for i, t := range m.Terms() {
 		f.weights[i] = 1
 		if x, ok := weight[t]; ok {
 			f.weights[i] = x
 		}
+		if !isASCII(t) {
+			continue // ASCII text never stems to it
+		}
+		c := termCore(t)
+		if c == "" {
+			f.prefilter, f.cores = false, nil
+		}
+		if f.prefilter && !slices.ContainsFunc(f.cores, func(x []byte) bool { return string(x) == c }) {
+			f.cores = append(f.cores, []byte(c))
+		}
 	}
 	return f
 }
+
+// termCore is what every ASCII word or identifier part that stems to t
+// (lexical.Stem of it lower-cased) holds: lexical.Stem keeps a prefix of
+// the word, or turns "ies" into "y", so all of t but a final "y" starts the
+// word lower-cased.
+func termCore(t string) string {
+	return strings.TrimSuffix(t, "y")
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// covered returns the terms (bits) each line holds, as f.terms.Covered
+// does line by line; with f.prefilter it matches term by term only the
+// lines that hold a term's core (and those with non-ASCII text, which
+// case folding may turn into ASCII), found once over the whole text.
+func (f focusSpec) covered(lines []string) []uint64 {
+	hits := make([]uint64, len(lines))
+	if !f.prefilter {
+		for i, ln := range lines {
+			hits[i] = f.terms.Covered(ln)
+		}
+		return hits
+	}
+	buf := lowerBufs.Get().(*[]byte)
+	defer lowerBufs.Put(buf)
+	low := (*buf)[:0]
+	starts := make([]int, len(lines)) // offset of each line in low
+	may := make([]bool, len(lines))
+	for i, ln := range lines {
+		starts[i] = len(low)
+		for j := 0; j < len(ln); j++ {
+			c := ln[j]
+			switch {
+			case c >= utf8.RuneSelf:
+				may[i] = true
+			case 'A' <= c && c <= 'Z':
+				c += 'a' - 'A'
+			}
+			low = append(low, c)
+		}
+		low = append(low, '\n')
+	}
+	*buf = low
+	for _, c := range f.cores {
+		for at := 0; at < len(low); {
+			j := bytes.Index(low[at:], c)
+			if j < 0 {
+				break
+			}
+			i, _ := slices.BinarySearch(starts, at+j)
+			if i == len(starts) || starts[i] != at+j {
+				i-- // the line the occurrence is in
+			}
+			may[i] = true
+			at = starts[i] + len(lines[i]) + 1 // on to the next line
+		}
+	}
+	for i, ln := range lines {
+		if may[i] {
+			hits[i] = f.terms.Covered(ln)
+		}
+	}
+	return hits
+}
+
+// lowerBufs are scratch buffers of covered.
+var lowerBufs = sync.Pool{New: func() any { return new([]byte) }}
 
 // focus picks the window of at most snippetLines lines of a chunk that
 // covers the most query terms, rarer terms counting more, and returns it as
@@ -66,12 +158,8 @@ func focus(text string, span record.Span, src srcmap.Map, f focusSpec) (string, 
 	if src != nil {
 		lines = strings.Split(src.Quote(text), "\n")
 	}
-	hits := make([]uint64, len(lines)) // the terms (bits) each line holds
-	any := false
-	for i, ln := range lines {
-		hits[i] = f.terms.Covered(ln)
-		any = any || hits[i] != 0
-	}
+	hits := f.covered(lines) // the terms (bits) each line holds
+	any := slices.ContainsFunc(hits, func(h uint64) bool { return h != 0 })
 	def := -1
 	if f.name != "" && f.code && src == nil {
 		for i, ln := range lines {
