@@ -1,11 +1,9 @@
 package retrieve
 
 import (
-	"bytes"
 	"math/bits"
 	"slices"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/dir2mcp/dir2mcp/lib/chunk"
@@ -32,9 +30,12 @@ type focusSpec struct {
 	// code: the chunk is source code.
 	code bool
 	// cores, when prefilter is set, are ASCII lower-case strings one of
-	// which every line of ASCII text holding a term holds, case folded
-	// (termCore): a line that holds none is not matched term by term.
-	cores     [][]byte
+	// which every word or identifier part of ASCII text that stems to a
+	// term starts with, case folded (termCore): a line where none starts
+	// a word or a part is not matched term by term. coreFirst marks their
+	// first bytes in both cases, and every non-ASCII byte.
+	cores     []string
+	coreFirst [256]bool
 	prefilter bool
 }
 
@@ -55,9 +56,16 @@ func newFocusSpec(q *lexical.Query, weight map[string]float64) focusSpec {
 		if c == "" {
 			f.prefilter, f.cores = false, nil
 		}
-		if f.prefilter && !slices.ContainsFunc(f.cores, func(x []byte) bool { return string(x) == c }) {
-			f.cores = append(f.cores, []byte(c))
+		if f.prefilter && !slices.Contains(f.cores, c) {
+			f.cores = append(f.cores, c)
+			f.coreFirst[c[0]] = true
+			if 'a' <= c[0] && c[0] <= 'z' {
+				f.coreFirst[c[0]-'a'+'A'] = true
+			}
 		}
+	}
+	for c := utf8.RuneSelf; c < len(f.coreFirst); c++ {
+		f.coreFirst[c] = true
 	}
 	return f
 }
@@ -81,60 +89,56 @@ func isASCII(s string) bool {
 
 // covered returns the terms (bits) each line holds, as f.terms.Covered
 // does line by line; with f.prefilter it matches term by term only the
-// lines that hold a term's core (and those with non-ASCII text, which
-// case folding may turn into ASCII), found once over the whole text.
-func (f focusSpec) covered(lines []string) []uint64 {
+// lines where a term's core starts a word or a part (and those with
+// non-ASCII text, which case folding may turn into ASCII).
+func (f *focusSpec) covered(lines []string) []uint64 {
 	hits := make([]uint64, len(lines))
-	if !f.prefilter {
-		for i, ln := range lines {
-			hits[i] = f.terms.Covered(ln)
-		}
-		return hits
-	}
-	buf := lowerBufs.Get().(*[]byte)
-	defer lowerBufs.Put(buf)
-	low := (*buf)[:0]
-	starts := make([]int, len(lines)) // offset of each line in low
-	may := make([]bool, len(lines))
 	for i, ln := range lines {
-		starts[i] = len(low)
-		for j := 0; j < len(ln); j++ {
-			c := ln[j]
-			switch {
-			case c >= utf8.RuneSelf:
-				may[i] = true
-			case 'A' <= c && c <= 'Z':
-				c += 'a' - 'A'
-			}
-			low = append(low, c)
-		}
-		low = append(low, '\n')
-	}
-	*buf = low
-	for _, c := range f.cores {
-		for at := 0; at < len(low); {
-			j := bytes.Index(low[at:], c)
-			if j < 0 {
-				break
-			}
-			i, _ := slices.BinarySearch(starts, at+j)
-			if i == len(starts) || starts[i] != at+j {
-				i-- // the line the occurrence is in
-			}
-			may[i] = true
-			at = starts[i] + len(lines[i]) + 1 // on to the next line
-		}
-	}
-	for i, ln := range lines {
-		if may[i] {
+		if !f.prefilter || f.mayHold(ln) {
 			hits[i] = f.terms.Covered(ln)
 		}
 	}
 	return hits
 }
 
-// lowerBufs are scratch buffers of covered.
-var lowerBufs = sync.Pool{New: func() any { return new([]byte) }}
+// mayHold reports whether a word or an identifier part of ln may stem to
+// a term: ln has non-ASCII text, or a core of f starts (ASCII case
+// folded) at a place where a word or a part may start. textsplit starts
+// neither between two lower-case ASCII letters.
+func (f *focusSpec) mayHold(ln string) bool {
+	for j := 0; j < len(ln); j++ {
+		c := ln[j]
+		switch {
+		case !f.coreFirst[c]:
+			continue
+		case c >= utf8.RuneSelf:
+			return true
+		case 'a' <= c && c <= 'z' && j > 0 && 'a' <= ln[j-1] && ln[j-1] <= 'z':
+			continue // inside a lower-case run
+		}
+		for _, core := range f.cores {
+			if len(ln)-j >= len(core) && equalFoldASCII(ln[j:j+len(core)], core) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// equalFoldASCII reports whether s equals lower, an ASCII lower-case
+// string, with s's ASCII letters lower-cased.
+func equalFoldASCII(s, lower string) bool {
+	for i := 0; i < len(lower); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lower[i] {
+			return false
+		}
+	}
+	return true
+}
 
 // focus picks the window of at most snippetLines lines of a chunk that
 // covers the most query terms, rarer terms counting more, and returns it as
