@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
 )
@@ -295,7 +296,10 @@ func (r *Redactor) spans(content []byte) [][2]int {
 func (r *Redactor) spansWith(content []byte, rules []redactRule, lits *literalIndex) [][2]int {
 	st := statePool.Get().(*matchState)
 	st.reset(content)
-	defer statePool.Put(st)
+	defer func() {
+		st.content = nil // the pool keeps no caller's bytes
+		statePool.Put(st)
+	}()
 	out := r.literalSpans(content)
 	for i := range rules {
 		rules[i].find(content, st, lits, func(re *regexp.Regexp, m []int, base int) {
@@ -335,7 +339,10 @@ func (r *Redactor) Finds(content []byte) bool {
 // replacement, so line numbers (citations, line ranges) stay valid: a
 // 30-line private key block becomes the replacement and 29 empty lines.
 func (r *Redactor) Mask(s string) (string, int) {
-	sp := r.spans([]byte(s))
+	if !r.Enabled() || s == "" {
+		return s, 0
+	}
+	sp := r.spans(unsafe.Slice(unsafe.StringData(s), len(s))) // spans only reads it
 	if len(sp) == 0 {
 		return s, 0
 	}
@@ -402,16 +409,17 @@ func maskedInPlace(b []byte) bool {
 
 // literalSpans returns where the literal secret values occur in content.
 func (r *Redactor) literalSpans(content []byte) [][2]int {
-	if r.literals == nil {
+	if r.literals == nil || len(content) == 0 {
 		return nil
 	}
+	text := unsafe.String(&content[0], len(content)) // read only here
 	var out [][2]int
 	for _, v := range r.literals() {
 		if v == "" {
 			continue
 		}
 		for at := 0; ; {
-			i := bytes.Index(content[at:], []byte(v))
+			i := strings.Index(text[at:], v)
 			if i < 0 {
 				break
 			}
