@@ -293,7 +293,13 @@ func TestEncodeResultIsJSONMarshal(t *testing.T) {
 			&mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text, Annotations: &mcp.Annotations{Priority: 0.5}}, &mcp.ImageContent{Data: []byte{0, 1, 2}, MIMEType: "image/png"}}},
 		)
 	}
-	results = append(results, &mcp.CallToolResult{Content: []mcp.Content{}}, &mcp.CallToolResult{})
+	results = append(results, &mcp.CallToolResult{Content: []mcp.Content{}}, &mcp.CallToolResult{},
+		&mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "a"}, link, &mcp.TextContent{Text: "b"}}, StructuredContent: json.RawMessage(sc)},
+		&mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "a"}, &mcp.ResourceLink{URI: "dir2mcp:///b", Name: "b"}, link}, StructuredContent: json.RawMessage(sc)},
+		&mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "a"}, &mcp.ResourceLink{URI: "dir2mcp:///b", Name: "b", Icons: []mcp.Icon{{Source: "x"}}}}, StructuredContent: json.RawMessage(sc)})
+	if !frameOK() {
+		t.Error("the frame of a common result is no longer the SDK's encoding: encodeCommon is off")
+	}
 	for i, res := range results {
 		want, err := json.Marshal(res)
 		if err != nil {

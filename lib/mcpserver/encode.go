@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"slices"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -66,6 +67,9 @@ var (
 // (the skeleton: result, content items, resource links), which
 // json.Marshal writes, so the bytes are the SDK's own.
 func encodeResult(res *mcp.CallToolResult) []byte {
+	if b, ok := encodeCommon(res); ok {
+		return b
+	}
 	raw, _ := res.StructuredContent.(json.RawMessage)
 	var text *mcp.TextContent
 	if len(res.Content) > 0 {
@@ -129,5 +133,124 @@ func jsonOf(v any) []byte {
 	if err != nil {
 		return nil
 	}
+	return b
+}
+
+// The common result, a summary text, resource links and structuredContent
+// already encoded, is written from its parts (encodeCommon): the text
+// encoded once, each link as json.Marshal encodes it (remembered by
+// value: links name the same files again and again), and the result's
+// frame as the SDK writes it, checked once against json.Marshal (frameOK).
+
+// encodeCommon returns json.Marshal(res) when res has the common shape,
+// ok false otherwise.
+func encodeCommon(res *mcp.CallToolResult) ([]byte, bool) {
+	raw, _ := res.StructuredContent.(json.RawMessage)
+	if res.Meta != nil || len(res.Content) == 0 || len(raw) == 0 || !frameOK() {
+		return nil, false
+	}
+	text, _ := res.Content[0].(*mcp.TextContent)
+	if text == nil || text.Meta != nil || text.Annotations != nil {
+		return nil, false
+	}
+	links := make([][]byte, 0, len(res.Content)-1)
+	size := len(raw) + 64
+	for _, c := range res.Content[1:] {
+		l, _ := c.(*mcp.ResourceLink)
+		b := linkJSON(l)
+		if b == nil {
+			return nil, false
+		}
+		links = append(links, b)
+		size += len(b) + 1
+	}
+	quoted, err := json.Marshal(text.Text)
+	if err != nil {
+		return nil, false
+	}
+	return appendFrame(make([]byte, 0, size+len(quoted)), quoted, links, raw, res.IsError), true
+}
+
+// appendFrame appends the result of text (encoded), links (encoded),
+// structuredContent raw and isError, framed as CallToolResult encodes.
+func appendFrame(b, text []byte, links [][]byte, raw []byte, isError bool) []byte {
+	b = append(b, `{"content":[{"type":"text","text":`...)
+	b = append(b, text...)
+	b = append(b, '}')
+	for _, l := range links {
+		b = append(append(b, ','), l...)
+	}
+	b = append(b, `],"structuredContent":`...)
+	b = append(b, raw...)
+	if isError {
+		b = append(b, `,"isError":true`...)
+	}
+	return append(b, '}')
+}
+
+// frameOK reports whether appendFrame writes what json.Marshal writes for
+// this SDK's CallToolResult (checked on samples once).
+var frameOK = sync.OnceValue(func() bool {
+	size := int64(7)
+	link := &mcp.ResourceLink{URI: "dir2mcp:///a<b>.go", Name: "a<b>.go", Title: "t", Description: "d & e", MIMEType: "text/plain", Size: &size}
+	for _, isError := range []bool{false, true} {
+		res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "x <y>\n\u2028"}, link, link},
+			StructuredContent: json.RawMessage(`{"a":"\u003c"}`), IsError: isError}
+		want, err1 := json.Marshal(res)
+		text, err2 := json.Marshal("x <y>\n\u2028")
+		l, err3 := json.Marshal(link)
+		if err1 != nil || err2 != nil || err3 != nil {
+			return false
+		}
+		if got := appendFrame(nil, text, [][]byte{l, l}, []byte(`{"a":"\u003c"}`), isError); !bytes.Equal(got, want) {
+			return false
+		}
+	}
+	return true
+})
+
+// linkKey is a resource link without the fields linkJSON leaves to
+// json.Marshal (meta, annotations, icons).
+type linkKey struct {
+	uri, name, title, desc, mime string
+	size                         int64
+	sized                        bool
+}
+
+// maxLinkCache bounds the remembered link encodings (a few hundred bytes
+// each); a full cache starts again empty.
+const maxLinkCache = 4096
+
+var linkCache struct {
+	sync.Mutex
+	m map[linkKey][]byte
+}
+
+// linkJSON returns json.Marshal(l), remembered by l's value; nil for a
+// link with meta, annotations or icons, or nil l.
+func linkJSON(l *mcp.ResourceLink) []byte {
+	if l == nil || l.Meta != nil || l.Annotations != nil || l.Icons != nil {
+		return nil
+	}
+	k := linkKey{uri: l.URI, name: l.Name, title: l.Title, desc: l.Description, mime: l.MIMEType}
+	if l.Size != nil {
+		k.size, k.sized = *l.Size, true
+	}
+	linkCache.Lock()
+	b, ok := linkCache.m[k]
+	linkCache.Unlock()
+	if ok {
+		return b
+	}
+	b, err := json.Marshal(l)
+	if err != nil {
+		return nil
+	}
+	linkCache.Lock()
+	if linkCache.m == nil || len(linkCache.m) >= maxLinkCache {
+		linkCache.m = make(map[linkKey][]byte)
+	}
+	linkCache.m[k] = b
+	linkCache.Unlock()
 	return b
 }
