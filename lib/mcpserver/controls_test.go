@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"math/rand"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -311,6 +312,32 @@ func TestEncodeResultIsJSONMarshal(t *testing.T) {
 		enc, err := json.Marshal(&encodedResult{res: res, raw: encodeResult(res)})
 		if err != nil || !bytes.Equal(enc, want) {
 			t.Errorf("result %d: encodedResult marshals to %s (%v)", i, enc, err)
+		}
+	}
+}
+
+// appendJSONString writes a string exactly as json.Marshal does: every
+// byte value alone and in mixes, invalid UTF-8, the separators U+2028 and
+// U+2029.
+func TestAppendJSONStringIsJSONMarshal(t *testing.T) {
+	var cases []string
+	for b := 0; b < 256; b++ {
+		cases = append(cases, string([]byte{byte(b)}), "a"+string([]byte{byte(b)})+"z")
+	}
+	cases = append(cases, "", "\u2028\u2029", "é€😀", "\xe2\x80", "\xed\xa0\x80", "<script>&amp;</script>", strings.Repeat("snippet\tline \"q\"\n", 200))
+	rng := rand.New(rand.NewSource(3))
+	for range 2000 {
+		const alphabet = "ab<&\"\\\n\x00\x7f\xe2\x80\xa8\xc3\xa9\xff"
+		b := make([]byte, rng.Intn(40))
+		for i := range b {
+			b[i] = alphabet[rng.Intn(len(alphabet))]
+		}
+		cases = append(cases, string(b))
+	}
+	for _, s := range cases {
+		want, _ := json.Marshal(s)
+		if got := appendJSONString(nil, s); !bytes.Equal(got, want) {
+			t.Fatalf("%q: %s, json.Marshal %s", s, got, want)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"slices"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -164,18 +165,14 @@ func encodeCommon(res *mcp.CallToolResult) ([]byte, bool) {
 		links = append(links, b)
 		size += len(b) + 1
 	}
-	quoted, err := json.Marshal(text.Text)
-	if err != nil {
-		return nil, false
-	}
-	return appendFrame(make([]byte, 0, size+len(quoted)), quoted, links, raw, res.IsError), true
+	return appendFrame(make([]byte, 0, size+len(text.Text)+len(text.Text)/8), text.Text, links, raw, res.IsError), true
 }
 
-// appendFrame appends the result of text (encoded), links (encoded),
+// appendFrame appends the result of text, links (encoded),
 // structuredContent raw and isError, framed as CallToolResult encodes.
-func appendFrame(b, text []byte, links [][]byte, raw []byte, isError bool) []byte {
+func appendFrame(b []byte, text string, links [][]byte, raw []byte, isError bool) []byte {
 	b = append(b, `{"content":[{"type":"text","text":`...)
-	b = append(b, text...)
+	b = appendJSONString(b, text)
 	b = append(b, '}')
 	for _, l := range links {
 		b = append(append(b, ','), l...)
@@ -197,12 +194,11 @@ var frameOK = sync.OnceValue(func() bool {
 		res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "x <y>\n\u2028"}, link, link},
 			StructuredContent: json.RawMessage(`{"a":"\u003c"}`), IsError: isError}
 		want, err1 := json.Marshal(res)
-		text, err2 := json.Marshal("x <y>\n\u2028")
-		l, err3 := json.Marshal(link)
-		if err1 != nil || err2 != nil || err3 != nil {
+		l, err2 := json.Marshal(link)
+		if err1 != nil || err2 != nil {
 			return false
 		}
-		if got := appendFrame(nil, text, [][]byte{l, l}, []byte(`{"a":"\u003c"}`), isError); !bytes.Equal(got, want) {
+		if got := appendFrame(nil, "x <y>\n\u2028", [][]byte{l, l}, []byte(`{"a":"\u003c"}`), isError); !bytes.Equal(got, want) {
 			return false
 		}
 	}
@@ -254,3 +250,67 @@ func linkJSON(l *mcp.ResourceLink) []byte {
 	linkCache.Unlock()
 	return b
 }
+
+// appendJSONString appends s as json.Marshal encodes a string: quoted,
+// with the quote, the backslash and control characters escaped, '<', '>'
+// and '&' as \u003c, \u003e and \u0026, invalid UTF-8 as \ufffd, and
+// U+2028 and U+2029 escaped.
+func appendJSONString(dst []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if b := s[i]; b < utf8.RuneSelf {
+			if jsonSafe[b] {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch b {
+			case '\\', '"':
+				dst = append(dst, '\\', b)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		c, size := utf8.DecodeRuneInString(s[i:])
+		if c == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if c == '\u2028' || c == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hex[c&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// jsonSafe marks the ASCII bytes json.Marshal writes as they are.
+var jsonSafe = func() (t [utf8.RuneSelf]bool) {
+	for b := 0x20; b < utf8.RuneSelf; b++ {
+		t[b] = b != '"' && b != '\\' && b != '<' && b != '>' && b != '&'
+	}
+	return t
+}()
