@@ -212,7 +212,15 @@ func (s *Server) secureResult(ctx context.Context, res *mcp.CallToolResult) int 
 	if res.StructuredContent == nil {
 		return textCount
 	}
-	b, err := json.Marshal(res.StructuredContent)
+	var b []byte
+	var err error
+	if a, ok := res.StructuredContent.(jsonAppender); ok {
+		if b, ok = a.appendJSON(nil); !ok {
+			b, err = json.Marshal(res.StructuredContent)
+		}
+	} else {
+		b, err = json.Marshal(res.StructuredContent)
+	}
 	if err != nil {
 		return textCount
 	}

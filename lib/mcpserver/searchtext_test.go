@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"math"
@@ -83,6 +84,40 @@ func TestHitKeyUnchanged(t *testing.T) {
 		fmt.Fprintf(f, "%s\x00%s:%d:%d:%d:%d:%d", h.RelPath, h.Span.Kind, h.Span.StartLine, h.Span.EndLine, h.Span.Page, h.Span.StartMs, h.Span.EndMs)
 		if got, want := hitKey(h), f.Sum32(); got != want {
 			t.Errorf("hitKey(%q %+v) = %d, want %d", h.RelPath, h.Span, got, want)
+		}
+	}
+}
+
+// A search answer writes its JSON exactly as json.Marshal does, and
+// declines what json.Marshal refuses.
+func TestSearchResultJSONIsJSONMarshal(t *testing.T) {
+	if !searchShapeOK() {
+		t.Fatal("searchResult or retrieve.Hit has fields appendJSON does not write: update it")
+	}
+	hits := searchTextHits()[:4]
+	hits = append(hits, retrieve.Hit{ChunkID: -3, RelPath: "<a>&b", Score: 1e-7, Snippet: "\u2028\x00\xff", Span: record.Lines(1, 1)},
+		retrieve.Hit{Score: 1e21, Span: record.Page(0)}, retrieve.Hit{Score: 123456789.125, Span: record.Time(0, 0)},
+		retrieve.Hit{Score: math.Copysign(0, -1)}, retrieve.Hit{Score: 5e-324}, retrieve.Hit{Score: -2.5e-10})
+	for _, r := range []searchResult{
+		{Result: retrieve.Result{Query: "q \"x\" <y>", K: 10, IndexUsed: "both", Hits: hits, IndexingComplete: true}, NextCursor: "abc_-"},
+		{Result: retrieve.Result{Query: "", Hits: []retrieve.Hit{}}, Truncated: true, OmittedHits: 3},
+		{Result: retrieve.Result{Query: "nil hits"}},
+	} {
+		want, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, ok := r.appendJSON(nil); !ok || string(got) != string(want) {
+			t.Errorf("appendJSON = %s (%v)\njson.Marshal = %s", got, ok, want)
+		}
+	}
+	for _, h := range []retrieve.Hit{{Score: math.NaN()}, {Score: math.Inf(-1)}, {Span: record.Span{Kind: "bogus"}}} {
+		r := searchResult{Result: retrieve.Result{Hits: []retrieve.Hit{h}}}
+		if _, err := json.Marshal(r); err == nil {
+			t.Fatalf("json.Marshal took %+v", h)
+		}
+		if _, ok := r.appendJSON(nil); ok {
+			t.Errorf("appendJSON took %+v, which json.Marshal refuses", h)
 		}
 	}
 }
