@@ -1,21 +1,27 @@
 package exclude
 
+import "slices"
+
 // literalIndex finds, in one pass over a content, every occurrence of every
 // leading literal of a Redactor's rules. Looking for each literal's rarest
 // byte (eachLiteral) costs a scan of that byte's offsets per literal: on
 // text a search answer holds (snippets, paths), with some 140 literals of
 // the default rules, that was most of the masking time, and a short string
-// (a path, a title) paid it for every literal. The index instead reads each
-// three bytes of the content once, drops at once the places no literal
-// starts (a filter on a hash of the three bytes, lower-cased), and compares
-// the literals that start so only there. It finds exactly the offsets
-// eachLiteral visits, in ascending order.
+// (a path, a title) paid it for every literal. The index instead reads the
+// content once, drops at once the places where no literal starts (bit
+// sets of the literals' first two bytes and of a hash of their first
+// three, lower-cased), looks up the literals starting with the next three
+// bytes only where one may start, and compares those. It finds exactly the offsets eachLiteral visits, in
+// ascending order.
 type literalIndex struct {
 	lits []literal // distinct literals (bytes and fold), each at least 3 bytes
-	// filter has the bit of hash3 of each literal's first three bytes.
-	filter [1 << 16 / 64]uint64
+	// pairs has the bit of each literal's first two bytes (lower-cased),
+	// triples the bit of hash3 of its first three.
+	pairs, triples [1 << 16 / 64]uint64
 	// starts maps the first three bytes of literals (lower-cased) to them.
 	starts map[uint32][]int32
+	// rules lists, for each literal, the rules it leads.
+	rules [][]int32
 }
 
 // newLiteralIndex indexes the leading literals of rules and sets each
@@ -44,8 +50,13 @@ func newLiteralIndex(rules []redactRule) *literalIndex {
 				x.lits = append(x.lits, l)
 				k := key3(l.b[0], l.b[1], l.b[2])
 				x.starts[k] = append(x.starts[k], id)
-				h := hash3(k)
-				x.filter[h/64] |= 1 << (h % 64)
+				p, h := k>>8, hash3(k)
+				x.pairs[p/64] |= 1 << (p % 64)
+				x.triples[h/64] |= 1 << (h % 64)
+				x.rules = append(x.rules, nil)
+			}
+			if !slices.Contains(x.rules[id], int32(i)) {
+				x.rules[id] = append(x.rules[id], int32(i))
 			}
 			rules[i].litIDs[j] = id
 		}
@@ -64,11 +75,11 @@ var lowerASCII = func() (t [256]byte) {
 	return t
 }()
 
+func hash3(k uint32) uint16 { return uint16((k * 0x9E3779B1) >> 16) }
+
 func key3(a, b, c byte) uint32 {
 	return uint32(lowerASCII[a])<<16 | uint32(lowerASCII[b])<<8 | uint32(lowerASCII[c])
 }
-
-func hash3(k uint32) uint32 { return (k * 0x9E3779B1) >> 16 }
 
 // find fills occ[id] with the ascending offsets of literal id in content,
 // for every literal.
@@ -79,24 +90,45 @@ func (x *literalIndex) find(content []byte, occ [][]int) {
 	if len(content) < 3 {
 		return
 	}
-	k := key3(0, content[0], content[1])
-	for i := 0; i+3 <= len(content); i++ {
-		k = (k<<8 | uint32(lowerASCII[content[i+2]])) & 0xffffff // key3 of content[i:i+3]
-		h := hash3(k)
-		if x.filter[h/64]&(1<<(h%64)) == 0 {
+	pairs := &x.pairs
+	p := uint16(lowerASCII[content[0]]) // the pair of bytes ending at i, lower-cased
+	for i := 1; i < len(content)-1; i++ {
+		p = p<<8 | uint16(lowerASCII[content[i]])
+		if pairs[p>>6]&(1<<(p&63)) == 0 {
+			continue
+		}
+		start := i - 1
+		k := uint32(p)<<8 | uint32(lowerASCII[content[i+1]]) // key3 of content[start:start+3]
+		if h := hash3(k); x.triples[h>>6]&(1<<(h&63)) == 0 {
 			continue
 		}
 		for _, id := range x.starts[k] {
 			l := &x.lits[id]
-			if i+len(l.b) > len(content) {
+			if start+len(l.b) > len(content) {
 				continue
 			}
-			w := content[i : i+len(l.b)]
+			w := content[start : start+len(l.b)]
 			if l.fold && equalFoldLower(w, l.b) || !l.fold && string(w) == string(l.b) {
-				occ[id] = append(occ[id], i)
+				occ[id] = append(occ[id], start)
 			}
 		}
 	}
+}
+
+// liveRules returns, for each of n rules, whether one of its leading
+// literals occurs in st's content (literalOffsets).
+func (st *matchState) liveRules(x *literalIndex, n int) []bool {
+	occ := st.literalOffsets(x)
+	st.live = slices.Grow(st.live[:0], n)[:n]
+	clear(st.live)
+	for id, at := range occ {
+		if len(at) > 0 {
+			for _, r := range x.rules[id] {
+				st.live[r] = true
+			}
+		}
+	}
+	return st.live
 }
 
 // literalOffsets returns the offsets of each literal of x in st's content,

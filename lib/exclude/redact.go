@@ -223,11 +223,9 @@ func (r *redactRule) find(content []byte, st *matchState, lits *literalIndex, em
 		}
 		if needs == 0 {
 			needs = 1
-			for _, n := range a.needs {
-				if !hasRun(content, n.set, n.min) {
-					needs = -1
-					return true
-				}
+			if !a.needsMet(content) {
+				needs = -1
+				return true
 			}
 		}
 		if m := a.anchored.FindSubmatchIndex(content[start:]); m != nil {
@@ -301,7 +299,17 @@ func (r *Redactor) spansWith(content []byte, rules []redactRule, lits *literalIn
 		statePool.Put(st)
 	}()
 	out := r.literalSpans(content)
+	// On ASCII text a rule led by literals matches only where one occurs
+	// (its fallback to the whole regexp is for non-ASCII runes): the rules
+	// none of whose literals occur are skipped.
+	var live []bool
+	if lits != nil && len(content) <= maxOccLen && !st.hasNonASCII() {
+		live = st.liveRules(lits, len(rules))
+	}
 	for i := range rules {
+		if live != nil && rules[i].litIDs != nil && !live[i] {
+			continue
+		}
 		rules[i].find(content, st, lits, func(re *regexp.Regexp, m []int, base int) {
 			lo, hi := m[0], m[1]
 			if g := re.SubexpIndex(SecretGroup); g > 0 && m[2*g] >= 0 {

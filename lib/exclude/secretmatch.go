@@ -22,6 +22,7 @@ type matchState struct {
 	litOcc   [][]int
 	litGen   uint32
 	litIndex *literalIndex
+	live     []bool // liveRules
 }
 
 type escapeSeen struct {
@@ -114,10 +115,8 @@ func (a *alternative) match(content []byte, st *matchState) bool {
 			return a.re.Match(content)
 		}
 	}
-	for _, n := range a.needs {
-		if !hasRun(content, n.set, n.min) {
-			return false
-		}
+	if !a.needsMet(content) {
+		return false
 	}
 	switch {
 	case a.runSet != nil:
@@ -131,6 +130,23 @@ func (a *alternative) match(content []byte, st *matchState) bool {
 		return false
 	}
 	return a.re.Match(content)
+}
+
+// needsMet reports whether content holds every run and literal each match
+// of the alternative holds (a.needs, a.needLits): when it does not, the
+// alternative matches nowhere in it.
+func (a *alternative) needsMet(content []byte) bool {
+	for _, n := range a.needs {
+		if !hasRun(content, n.set, n.min) {
+			return false
+		}
+	}
+	for _, l := range a.needLits {
+		if !bytes.Contains(content, l) {
+			return false
+		}
+	}
+	return true
 }
 
 // findLiteral tries the anchored alternative at each occurrence of l.
