@@ -172,15 +172,18 @@ func RegisterSecret(s string) {
 			return
 		}
 	}
-	secrets = append(secrets, s)
+	// A new slice each time: Secrets hands out the current one.
+	secrets = append(secrets[:len(secrets):len(secrets)], s)
 }
 
 // Secrets returns the registered secret values, for a masker that must
-// find where they occur (exclude.Redactor.WithLiterals). Never print them.
+// find where they occur (exclude.Redactor.WithLiterals), on every masking:
+// it does not copy them, and the caller must not modify the slice. Never
+// print them.
 func Secrets() []string {
 	secretsMu.RLock()
 	defer secretsMu.RUnlock()
-	return append([]string(nil), secrets...)
+	return secrets
 }
 
 // Redact replaces every registered secret in s.

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
 )
@@ -88,6 +89,7 @@ type ruleSet struct {
 	checked  map[int][]redactRule // compiled (validated) by NewRedactor
 	once     sync.Once
 	rules    []redactRule
+	lits     *literalIndex // the rules' leading literals (nil: none)
 }
 
 // get returns the rules, compiling them on the first call. The patterns
@@ -102,6 +104,7 @@ func (s *ruleSet) get() []redactRule {
 			s.rules = append(s.rules, rules...)
 		}
 		s.checked = nil
+		s.lits = newLiteralIndex(s.rules)
 	})
 	return s.rules
 }
@@ -151,6 +154,7 @@ type redactRule struct {
 	alt      *alternative   // strategies of the alternative without its leading \b; nil = regexp only
 	boundary bool           // the alternative starts with \b
 	whole    *regexp.Regexp // the alternative as written
+	litIDs   []int32        // alt.lits in the ruleSet's literalIndex
 }
 
 func compileRedactRules(pattern string) ([]redactRule, error) {
@@ -188,8 +192,10 @@ func compileRedactRules(pattern string) ([]redactRule, error) {
 }
 
 // find calls emit with each match of the rule in content: the regexp that
-// matched, its submatch indexes and the offset they are relative to.
-func (r *redactRule) find(content []byte, st *matchState, emit func(re *regexp.Regexp, m []int, base int)) {
+// matched, its submatch indexes and the offset they are relative to. The
+// leading literals' offsets come from lits (one pass for all rules) when
+// set and the content is not over maxOccLen.
+func (r *redactRule) find(content []byte, st *matchState, lits *literalIndex, emit func(re *regexp.Regexp, m []int, base int)) {
 	a := r.alt
 	fallback := a == nil || a.anchored == nil
 	for i := 0; !fallback && i < len(a.escapes); i++ {
@@ -211,25 +217,35 @@ func (r *redactRule) find(content []byte, st *matchState, emit func(re *regexp.R
 	// for a literal (its offsets are shared by all rules) is cheaper than
 	// looking for a run.
 	needs := 0 // 1 present, -1 missing, 0 not checked yet
-	for i := 0; i < len(a.lits) && needs >= 0; i++ {
-		eachLiteral(content, &a.lits[i], st, func(start int) bool {
-			if r.boundary && !wordBoundary(content, start) {
-				return false
+	visit := func(start int) bool {
+		if r.boundary && !wordBoundary(content, start) {
+			return false
+		}
+		if needs == 0 {
+			needs = 1
+			if !a.needsMet(content) {
+				needs = -1
+				return true
 			}
-			if needs == 0 {
-				needs = 1
-				for _, n := range a.needs {
-					if !hasRun(content, n.set, n.min) {
-						needs = -1
-						return true
-					}
+		}
+		if m := a.anchored.FindSubmatchIndex(content[start:]); m != nil {
+			emit(a.anchored, m, start)
+		}
+		return false
+	}
+	if lits != nil && len(r.litIDs) == len(a.lits) && len(content) <= maxOccLen {
+		occ := st.literalOffsets(lits)
+		for _, id := range r.litIDs {
+			for _, start := range occ[id] {
+				if visit(start) {
+					return
 				}
 			}
-			if m := a.anchored.FindSubmatchIndex(content[start:]); m != nil {
-				emit(a.anchored, m, start)
-			}
-			return false
-		})
+		}
+		return
+	}
+	for i := 0; i < len(a.lits) && needs >= 0; i++ {
+		eachLiteral(content, &a.lits[i], st, visit)
 	}
 }
 
@@ -269,13 +285,32 @@ func (r *Redactor) spans(content []byte) [][2]int {
 	if !r.Enabled() || len(content) == 0 {
 		return nil
 	}
+	rules := r.rules.get()
+	return r.spansWith(content, rules, r.rules.lits)
+}
+
+// spansWith is spans with the rules' literals found through lits (nil:
+// literal by literal, eachLiteral).
+func (r *Redactor) spansWith(content []byte, rules []redactRule, lits *literalIndex) [][2]int {
 	st := statePool.Get().(*matchState)
 	st.reset(content)
-	defer statePool.Put(st)
+	defer func() {
+		st.content = nil // the pool keeps no caller's bytes
+		statePool.Put(st)
+	}()
 	out := r.literalSpans(content)
-	rules := r.rules.get()
+	// On ASCII text a rule led by literals matches only where one occurs
+	// (its fallback to the whole regexp is for non-ASCII runes): the rules
+	// none of whose literals occur are skipped.
+	var live []bool
+	if lits != nil && len(content) <= maxOccLen && !st.hasNonASCII() {
+		live = st.liveRules(lits, len(rules))
+	}
 	for i := range rules {
-		rules[i].find(content, st, func(re *regexp.Regexp, m []int, base int) {
+		if live != nil && rules[i].litIDs != nil && !live[i] {
+			continue
+		}
+		rules[i].find(content, st, lits, func(re *regexp.Regexp, m []int, base int) {
 			lo, hi := m[0], m[1]
 			if g := re.SubexpIndex(SecretGroup); g > 0 && m[2*g] >= 0 {
 				lo, hi = m[2*g], m[2*g+1]
@@ -312,7 +347,10 @@ func (r *Redactor) Finds(content []byte) bool {
 // replacement, so line numbers (citations, line ranges) stay valid: a
 // 30-line private key block becomes the replacement and 29 empty lines.
 func (r *Redactor) Mask(s string) (string, int) {
-	sp := r.spans([]byte(s))
+	if !r.Enabled() || s == "" {
+		return s, 0
+	}
+	sp := r.spans(unsafe.Slice(unsafe.StringData(s), len(s))) // spans only reads it
 	if len(sp) == 0 {
 		return s, 0
 	}
@@ -379,16 +417,17 @@ func maskedInPlace(b []byte) bool {
 
 // literalSpans returns where the literal secret values occur in content.
 func (r *Redactor) literalSpans(content []byte) [][2]int {
-	if r.literals == nil {
+	if r.literals == nil || len(content) == 0 {
 		return nil
 	}
+	text := unsafe.String(&content[0], len(content)) // read only here
 	var out [][2]int
 	for _, v := range r.literals() {
 		if v == "" {
 			continue
 		}
 		for at := 0; ; {
-			i := bytes.Index(content[at:], []byte(v))
+			i := strings.Index(text[at:], v)
 			if i < 0 {
 				break
 			}

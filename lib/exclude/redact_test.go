@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -353,4 +354,64 @@ func TestUserRedactPatternCheckedAtOnce(t *testing.T) {
 	if got, n := r.Mask("code zz123456 and AKIAIOSFODNN7EXAMPLE"); n != 2 || strings.Contains(got, "123456") || strings.Contains(got, "AKIAIOSFODNN7EXAMPLE") {
 		t.Errorf("Mask = %q, %d spans", got, n)
 	}
+}
+
+// The literal index finds every offset of every leading literal that
+// eachLiteral finds, so masking through it gives the same spans: over the
+// Go standard library and over random mixes of credential fragments in
+// both cases.
+func TestLiteralIndexFindsWhatEachLiteralFinds(t *testing.T) {
+	r := defaultRedactor(t)
+	rules := r.rules.get()
+	idx := r.rules.lits
+	if idx == nil {
+		t.Fatal("the default rules have no literal index")
+	}
+	check := func(name string, in []byte) {
+		t.Helper()
+		st := new(matchState)
+		st.reset(in)
+		occ := st.literalOffsets(idx)
+		for id := range idx.lits {
+			var want []int
+			eachLiteral(in, &idx.lits[id], freshState(in), func(start int) bool {
+				want = append(want, start)
+				return false
+			})
+			slices.Sort(want)
+			if !slices.Equal(occ[id], want) {
+				t.Fatalf("%s: literal %q (fold %v) at %v, eachLiteral finds %v", name, idx.lits[id].b, idx.lits[id].fold, occ[id], want)
+			}
+		}
+		if got, want := r.spansWith(in, rules, idx), r.spansWith(in, rules, nil); !slices.Equal(got, want) {
+			t.Fatalf("%s: spans %v, literal by literal %v", name, got, want)
+		}
+	}
+	frags := []string{"AKIA", "x", "_", " ", "\n", "=", ":", "\"", "'", "@", "://", "password", "PassWord", "PASSWD", "pwd",
+		"api_key", "APIKEY", "token", "Secret", "ghp_", "sk-", "sk_live_", "xoxb-", "eyJ", "-----BEGIN RSA PRIVATE KEY-----",
+		"machine", "Authorization: Bearer ", "hf_", "d2m_", ":AA", "mistral", "ſ", "\u212a", "AccountKey=", "_authToken=",
+		"hunter2xyz", strings.Repeat("aB3d", 11), "é", "pa", "ss", "to", "ke", "n"}
+	rng := rand.New(rand.NewSource(11))
+	for i := 0; i < 3000; i++ {
+		var b strings.Builder
+		for n := rng.Intn(20); n > 0; n-- {
+			b.WriteString(frags[rng.Intn(len(frags))])
+		}
+		check(fmt.Sprintf("mix %d", i), []byte(b.String()))
+	}
+	if testing.Short() {
+		return
+	}
+	for i, f := range gorootCorpus(t) {
+		if i%4 == 0 { // a quarter of the files keeps the test short
+			check(f.rel, f.data)
+		}
+	}
+}
+
+// freshState is a matchState for content.
+func freshState(content []byte) *matchState {
+	st := new(matchState)
+	st.reset(content)
+	return st
 }

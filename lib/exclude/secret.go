@@ -58,8 +58,11 @@ type alternative struct {
 	runMin int
 
 	// needs lists runs every match contains (factors such as [a-z]{20,}),
-	// checked before the prefix search or the regexp
-	needs []run
+	// and needLits case-sensitive literals every match contains (factors
+	// such as ".eyJ" in a JWT), checked before the prefix search or the
+	// regexp (needsMet)
+	needs    []run
+	needLits [][]byte
 
 	escapes [][]byte // non-ASCII runes the fast strategies ignore, UTF-8 encoded
 }
@@ -154,12 +157,15 @@ func compileAlternative(sub *syntax.Regexp) (*alternative, error) {
 		return a, nil
 	}
 	if core.Op == syntax.OpConcat {
-		for _, f := range core.Sub {
+		for i, f := range core.Sub {
 			if set, min, esc, ok := runOf(unwrapCapture(f)); ok && min >= 16 {
 				a.needs = append(a.needs, run{set, min})
 				for _, e := range esc {
 					a.escapes = appendOnce(a.escapes, e)
 				}
+			}
+			if l := unwrapCapture(f); i > 0 && l.Op == syntax.OpLiteral && l.Flags&syntax.FoldCase == 0 && len(l.Rune) >= 2 {
+				a.needLits = append(a.needLits, []byte(string(l.Rune)))
 			}
 		}
 	}

@@ -17,6 +17,12 @@ type matchState struct {
 	// the previous content are reused without clearing them).
 	occ [256]occurrences
 	gen uint32
+	// litOcc lists the offsets of each literal of litIndex in the content
+	// when litGen is the state's generation (literalOffsets).
+	litOcc   [][]int
+	litGen   uint32
+	litIndex *literalIndex
+	live     []bool // liveRules
 }
 
 type escapeSeen struct {
@@ -42,6 +48,7 @@ func (st *matchState) reset(content []byte) {
 	st.escapes = st.escapes[:0]
 	if st.gen++; st.gen == 0 { // wrapped: forget every list
 		st.occ = [256]occurrences{}
+		st.litGen = 0
 		st.gen = 1
 	}
 }
@@ -108,10 +115,8 @@ func (a *alternative) match(content []byte, st *matchState) bool {
 			return a.re.Match(content)
 		}
 	}
-	for _, n := range a.needs {
-		if !hasRun(content, n.set, n.min) {
-			return false
-		}
+	if !a.needsMet(content) {
+		return false
 	}
 	switch {
 	case a.runSet != nil:
@@ -125,6 +130,23 @@ func (a *alternative) match(content []byte, st *matchState) bool {
 		return false
 	}
 	return a.re.Match(content)
+}
+
+// needsMet reports whether content holds every run and literal each match
+// of the alternative holds (a.needs, a.needLits): when it does not, the
+// alternative matches nowhere in it.
+func (a *alternative) needsMet(content []byte) bool {
+	for _, n := range a.needs {
+		if !hasRun(content, n.set, n.min) {
+			return false
+		}
+	}
+	for _, l := range a.needLits {
+		if !bytes.Contains(content, l) {
+			return false
+		}
+	}
+	return true
 }
 
 // findLiteral tries the anchored alternative at each occurrence of l.
@@ -149,9 +171,11 @@ func eachLiteral(content []byte, l *literal, st *matchState, visit func(start in
 		}
 		return visit(start)
 	}
-	cases := []byte{l.b[l.rare]}
-	if c := cases[0]; l.fold && 'a' <= c && c <= 'z' {
-		cases = append(cases, c-'a'+'A')
+	var both [2]byte // the rare byte, in both cases for a fold literal
+	cases := both[:1]
+	if both[0] = l.b[l.rare]; l.fold && 'a' <= both[0] && both[0] <= 'z' {
+		both[1] = both[0] - 'a' + 'A'
+		cases = both[:2]
 	}
 	for _, c := range cases {
 		if len(content) <= maxOccLen {

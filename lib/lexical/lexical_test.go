@@ -171,3 +171,16 @@ func TestTermSetCoveredAgreesWithSplitting(t *testing.T) {
 		}
 	}
 }
+
+// A word wholePart passes is its own only part, as textsplit.EachPart
+// splits it.
+func TestWholePartIsEachPartsOnlyPart(t *testing.T) {
+	for _, w := range []string{"returns", "Returns", "a", "A", "128", "x2", "HTTPServer", "parseHTTP", "snake_case", "ID", "IDs", "Ab", "aB", "é", "Ünï", "_x", "9a", "URLsFor"} {
+		var parts []string
+		textsplit.EachPart(w, func(p string) { parts = append(parts, p) })
+		only := len(parts) == 1 && parts[0] == w
+		if wholePart(w) && !only {
+			t.Errorf("wholePart(%q) but EachPart yields %q", w, parts)
+		}
+	}
+}

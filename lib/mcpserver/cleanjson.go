@@ -2,7 +2,6 @@ package mcpserver
 
 import (
 	"bytes"
-	"encoding/json"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -24,13 +23,8 @@ func (s *Server) cleanJSON(b []byte, scope *corpus.Scope) bool {
 	if !paths && !masking {
 		return !bytes.Contains(b, []byte(`"redactions":`))
 	}
-	var replacement []byte
-	if masking {
-		replacement, _ = json.Marshal(s.redact.Replacement())
-		replacement = replacement[1 : len(replacement)-1] // as it reads inside a JSON string
-		if bytes.Contains(b, replacement) {
-			return false
-		}
+	if masking && bytes.Contains(b, s.replacementJSON) {
+		return false
 	}
 	clean := map[string]bool{}
 	var buf []byte   // the unescaped string

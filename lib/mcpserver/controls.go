@@ -99,11 +99,18 @@ func (s *Server) controlledCall(ctx context.Context, call *mcp.CallToolRequest, 
 			s.log.Error("a tool result named a path outside the caller's scope; refused", "tool", name, "token", label)
 			*res = *errorResult(errcode.New(errcode.OutOfScope, "the result of %s named a file outside this credential's scope and was withheld", name))
 		}
-		rec.ResultBytes = resultSize(res)
+	}
+	var raw []byte
+	if res != nil {
+		raw = encodeResult(res)
+		rec.ResultBytes = len(raw)
 	}
 	err = s.auditFinish(ctx, rec, start, err)
-	if res == nil {
+	switch {
+	case res == nil:
 		return nil, err
+	case raw != nil && err == nil:
+		return &encodedResult{res: res, raw: raw}, nil
 	}
 	return res, err
 }
@@ -168,24 +175,7 @@ func (s *Server) controlledRead(ctx context.Context, req mcp.Request, label stri
 
 // jsonSize is the size of v as JSON (0 when it cannot be encoded).
 func jsonSize(v any) int {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return 0
-	}
-	return len(b)
-}
-
-// resultSize is jsonSize(res) without encoding again the structuredContent
-// secureResult left encoded (the bulk of a search result): json.Marshal
-// writes a json.RawMessage that json.Marshal made byte for byte as it is.
-func resultSize(res *mcp.CallToolResult) int {
-	raw, ok := res.StructuredContent.(json.RawMessage)
-	if !ok || len(raw) == 0 {
-		return jsonSize(res)
-	}
-	bare := *res
-	bare.StructuredContent = nil
-	return jsonSize(&bare) + len(`,"structuredContent":`) + len(raw)
+	return len(jsonOf(v))
 }
 
 // secureResult masks credentials in res and checks it against the scope
@@ -222,7 +212,15 @@ func (s *Server) secureResult(ctx context.Context, res *mcp.CallToolResult) int 
 	if res.StructuredContent == nil {
 		return textCount
 	}
-	b, err := json.Marshal(res.StructuredContent)
+	var b []byte
+	var err error
+	if a, ok := res.StructuredContent.(jsonAppender); ok {
+		if b, ok = a.appendJSON(nil); !ok {
+			b, err = json.Marshal(res.StructuredContent)
+		}
+	} else {
+		b, err = json.Marshal(res.StructuredContent)
+	}
 	if err != nil {
 		return textCount
 	}

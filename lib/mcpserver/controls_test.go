@@ -1,8 +1,10 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"math/rand"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -41,7 +43,7 @@ func scopedCall(t *testing.T, s *Server, label string, scope *corpus.Scope, tool
 	if err != nil {
 		t.Fatal(err)
 	}
-	return res.(*mcp.CallToolResult)
+	return toolResult(res)
 }
 
 func codeOf(t *testing.T, r *mcp.CallToolResult) string {
@@ -271,25 +273,71 @@ func TestMaskedCitationsAreTrue(t *testing.T) {
 	}
 }
 
-// The audit log's result_bytes is the size of the result as JSON, also
-// when the controls left structuredContent encoded.
-func TestResultSizeIsEncodedSize(t *testing.T) {
-	sc, err := json.Marshal(map[string]any{"hits": []any{map[string]any{"snippet": "a <b> & \"c\"\n\u2028 é", "score": 0.5}}})
+// A result the controls encode is byte for byte what json.Marshal (and so
+// the SDK) writes for it, whatever its content, so the wire answer and
+// the audit log's result_bytes are those of the result.
+func TestEncodeResultIsJSONMarshal(t *testing.T) {
+	sc, err := json.Marshal(map[string]any{"hits": []any{map[string]any{"snippet": "a <b> & \"c\"\n\u2028 é \x00", "score": 0.5}}, "structuredContent": 0})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, res := range []*mcp.CallToolResult{
-		{Content: []mcp.Content{&mcp.TextContent{Text: "1 result <x> & y\n"}}, StructuredContent: json.RawMessage(sc)},
-		{Content: []mcp.Content{&mcp.TextContent{Text: "failed"}}, StructuredContent: json.RawMessage(sc), IsError: true},
-		{Content: []mcp.Content{&mcp.TextContent{Text: "plain"}}, StructuredContent: map[string]any{"a": "<b>"}},
-		{Content: []mcp.Content{}},
-	} {
+	size := int64(42)
+	link := &mcp.ResourceLink{URI: "dir2mcp:///a.go", Name: "a.go", Title: "a <go>", Description: "\"text\":\"\x00\"", MIMEType: "text/plain", Size: &size}
+	texts := []string{"", "1 result <x> & y\n", "\x00", "\"text\":\"\\u0000\"", "bad utf-8 \xff\xfe end", "\u2028\u2029\t\r\b\f\x01\x7f", strings.Repeat("snippet line\n", 500)}
+	var results []*mcp.CallToolResult
+	for _, text := range texts {
+		results = append(results,
+			&mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}, link}, StructuredContent: json.RawMessage(sc)},
+			&mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: json.RawMessage(sc), IsError: true},
+			&mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text, Meta: mcp.Meta{"k": text}}, &mcp.TextContent{Text: "\x00"}}, StructuredContent: map[string]any{"a": "<b>", "structuredContent": 0}},
+			&mcp.CallToolResult{Meta: mcp.Meta{"x402/payment-response": map[string]any{"ok": true}}, Content: []mcp.Content{link, &mcp.TextContent{Text: text}}, StructuredContent: json.RawMessage(sc)},
+			&mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text, Annotations: &mcp.Annotations{Priority: 0.5}}, &mcp.ImageContent{Data: []byte{0, 1, 2}, MIMEType: "image/png"}}},
+		)
+	}
+	results = append(results, &mcp.CallToolResult{Content: []mcp.Content{}}, &mcp.CallToolResult{},
+		&mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "a"}, link, &mcp.TextContent{Text: "b"}}, StructuredContent: json.RawMessage(sc)},
+		&mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "a"}, &mcp.ResourceLink{URI: "dir2mcp:///b", Name: "b"}, link}, StructuredContent: json.RawMessage(sc)},
+		&mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "a"}, &mcp.ResourceLink{URI: "dir2mcp:///b", Name: "b", Icons: []mcp.Icon{{Source: "x"}}}}, StructuredContent: json.RawMessage(sc)})
+	if !frameOK() {
+		t.Error("the frame of a common result is no longer the SDK's encoding: encodeCommon is off")
+	}
+	for i, res := range results {
 		want, err := json.Marshal(res)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := resultSize(res); got != len(want) {
-			t.Errorf("resultSize = %d, encoded %d bytes: %s", got, len(want), want)
+		if got := encodeResult(res); !bytes.Equal(got, want) {
+			t.Errorf("result %d: encodeResult =\n%s\njson.Marshal =\n%s", i, got, want)
+		}
+		enc, err := json.Marshal(&encodedResult{res: res, raw: encodeResult(res)})
+		if err != nil || !bytes.Equal(enc, want) {
+			t.Errorf("result %d: encodedResult marshals to %s (%v)", i, enc, err)
+		}
+	}
+}
+
+// appendJSONString writes a string exactly as json.Marshal does: every
+// byte value alone and in mixes, invalid UTF-8, the separators U+2028 and
+// U+2029.
+func TestAppendJSONStringIsJSONMarshal(t *testing.T) {
+	var cases []string
+	for b := 0; b < 256; b++ {
+		cases = append(cases, string([]byte{byte(b)}), "a"+string([]byte{byte(b)})+"z")
+	}
+	cases = append(cases, "", "\u2028\u2029", "é€😀", "\xe2\x80", "\xed\xa0\x80", "<script>&amp;</script>", strings.Repeat("snippet\tline \"q\"\n", 200))
+	rng := rand.New(rand.NewSource(3))
+	for range 2000 {
+		const alphabet = "ab<&\"\\\n\x00\x7f\xe2\x80\xa8\xc3\xa9\xff"
+		b := make([]byte, rng.Intn(40))
+		for i := range b {
+			b[i] = alphabet[rng.Intn(len(alphabet))]
+		}
+		cases = append(cases, string(b))
+	}
+	for _, s := range cases {
+		want, _ := json.Marshal(s)
+		if got := appendJSONString(nil, s); !bytes.Equal(got, want) {
+			t.Fatalf("%q: %s, json.Marshal %s", s, got, want)
 		}
 	}
 }

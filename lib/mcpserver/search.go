@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/dir2mcp/dir2mcp/lib/corpus"
@@ -78,17 +79,38 @@ func hitFiles(hits []retrieve.Hit) []string {
 // with its citation, then the snippet indented.
 func summarizeHits(res retrieve.Result) string {
 	var b strings.Builder
+	size := 120
+	for _, h := range res.Hits {
+		size += len(h.RelPath) + len(h.Snippet) + 4*strings.Count(h.Snippet, "\n") + 40
+	}
+	b.Grow(size)
+	var numBuf [32]byte
+	num := numBuf[:0] // scratch for numbers
 	if len(res.Hits) == 0 {
-		fmt.Fprintf(&b, "No matches for %q.", res.Query)
+		b.WriteString("No matches for ")
+		b.WriteString(strconv.Quote(res.Query))
+		b.WriteByte('.')
 	} else {
-		fmt.Fprintf(&b, "%d result(s) for %q", len(res.Hits), res.Query)
+		num = strconv.AppendInt(num[:0], int64(len(res.Hits)), 10)
+		b.Write(num)
+		b.WriteString(" result(s) for ")
+		b.WriteString(strconv.Quote(res.Query))
 		if res.IndexUsed != "" {
-			fmt.Fprintf(&b, " (index: %s)", res.IndexUsed)
+			b.WriteString(" (index: ")
+			b.WriteString(res.IndexUsed)
+			b.WriteByte(')')
 		}
 		b.WriteString(":\n")
 		for i, h := range res.Hits {
-			fmt.Fprintf(&b, "\n%d. %s score=%.4f\n", i+1, retrieve.Cite(h.RelPath, h.Span), h.Score)
-			for _, ln := range strings.Split(h.Snippet, "\n") {
+			num = strconv.AppendInt(append(num[:0], '\n'), int64(i+1), 10)
+			b.Write(num)
+			b.WriteString(". ")
+			b.WriteString(retrieve.Cite(h.RelPath, h.Span))
+			b.WriteString(" score=")
+			num = strconv.AppendFloat(num[:0], h.Score, 'f', 4, 64) // as %.4f
+			b.Write(num)
+			b.WriteByte('\n')
+			for ln := range strings.SplitSeq(h.Snippet, "\n") {
 				b.WriteString("   ")
 				b.WriteString(ln)
 				b.WriteByte('\n')

@@ -5,7 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -30,6 +32,9 @@ import (
 // through the official go-sdk client over an in-memory transport, so it
 // adds everything the MCP layer does (argument checks, the controls:
 // scope, redaction, audit record; the result's JSON both ways) but HTTP.
+// "mcp-layer" is "mcp" with the engine's answers computed beforehand, so
+// it times the MCP layer alone (what a search call costs besides
+// retrieval); BenchmarkSearchHTTP adds the HTTP layer to it.
 // Each reports the median latency of the gostd doc-sentence queries and
 // the CPU time per call. DIR2MCP_BENCH_STATE names a directory that keeps
 // the state dir between runs (the second run's index is a no-op).
@@ -41,27 +46,8 @@ func BenchmarkSearchPath(b *testing.B) {
 	s := benchServer(b, root)
 	qs := benchQueries(b)
 	ctx := context.Background()
-	run := func(b *testing.B, search func(q string)) {
-		for _, q := range qs[:10] { // warm caches
-			search(q)
-		}
-		var took []time.Duration
-		cpu0 := cpuTime()
-		b.ResetTimer()
-		for i := 0; b.Loop(); i++ {
-			start := time.Now()
-			search(qs[i%len(qs)])
-			took = append(took, time.Since(start))
-		}
-		b.StopTimer()
-		slices.Sort(took)
-		b.ReportMetric(float64(took[len(took)/2])/1e6, "p50-ms")
-		// The process's CPU time per search: what a loaded machine's
-		// latency follows.
-		b.ReportMetric(float64(cpuTime()-cpu0)/1e6/float64(len(took)), "cpu-ms/op")
-	}
 	b.Run("engine", func(b *testing.B) {
-		run(b, func(q string) {
+		run(b, qs, func(q string) {
 			if _, err := s.Engine.Search(ctx, retrieve.Request{Query: q, K: 10}); err != nil {
 				b.Fatal(err)
 			}
@@ -69,13 +55,81 @@ func BenchmarkSearchPath(b *testing.B) {
 	})
 	b.Run("mcp", func(b *testing.B) {
 		cs := connect(b, s)
-		run(b, func(q string) {
-			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "dir2mcp.search", Arguments: map[string]any{"query": q, "k": 10}})
-			if err != nil || res.IsError {
-				b.Fatalf("search %q: %v %+v", q, err, res)
-			}
-		})
+		run(b, qs, func(q string) { benchCall(b, cs, q) })
 	})
+	b.Run("mcp-layer", func(b *testing.B) {
+		s.searchFunc = precomputed(b, s.Engine, qs)
+		defer func() { s.searchFunc = nil }()
+		cs := connect(b, s)
+		run(b, qs, func(q string) { benchCall(b, cs, q) })
+	})
+}
+
+// benchCall calls dir2mcp.search for q with k=10 on cs.
+func benchCall(b *testing.B, cs *mcp.ClientSession, q string) {
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "dir2mcp.search", Arguments: map[string]any{"query": q, "k": 10}})
+	if err != nil || res.IsError {
+		b.Fatalf("search %q: %v %+v", q, err, res)
+	}
+}
+
+// run times search over qs in turn, after a warm-up, and reports the median
+// latency (p50-ms) and the process's CPU time per search (cpu-ms/op): what
+// a loaded machine's latency follows. DIR2MCP_BENCH_CPUPROFILE=FILE writes a
+// CPU profile of the timed calls alone ("%" in FILE stands for the
+// benchmark's name).
+func run(b *testing.B, qs []string, search func(q string)) {
+	for _, q := range qs[:10] { // warm caches
+		search(q)
+	}
+	var took []time.Duration
+	if p := os.Getenv("DIR2MCP_BENCH_CPUPROFILE"); p != "" {
+		// The timed calls alone (go test -cpuprofile also takes the
+		// index run and the warm-up).
+		f, err := os.Create(strings.ReplaceAll(p, "%", strings.ReplaceAll(b.Name(), "/", "-")))
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			b.Fatal(err)
+		}
+		defer pprof.StopCPUProfile()
+	}
+	cpu0 := cpuTime()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		start := time.Now()
+		search(qs[i%len(qs)])
+		took = append(took, time.Since(start))
+	}
+	b.StopTimer()
+	slices.Sort(took)
+	b.ReportMetric(float64(took[len(took)/2])/1e6, "p50-ms")
+	b.ReportMetric(float64(cpuTime()-cpu0)/1e6/float64(len(took)), "cpu-ms/op")
+}
+
+// precomputed answers each of qs as eng does (k=10, no filters) from a
+// table filled beforehand; every answer is a fresh copy, as the caller may
+// change its hits.
+func precomputed(b *testing.B, eng *retrieve.Engine, qs []string) func(context.Context, retrieve.Request) (retrieve.Result, error) {
+	b.Helper()
+	table := map[string]retrieve.Result{}
+	for _, q := range qs {
+		res, err := eng.Search(context.Background(), retrieve.Request{Query: q, K: 10})
+		if err != nil {
+			b.Fatal(err)
+		}
+		table[q] = res
+	}
+	return func(ctx context.Context, req retrieve.Request) (retrieve.Result, error) {
+		res, ok := table[req.Query]
+		if !ok || req.K != 10 {
+			return eng.Search(ctx, req)
+		}
+		res.Hits = slices.Clone(res.Hits)
+		return res, nil
+	}
 }
 
 // benchServer indexes root offline into a state dir of its own and returns
@@ -102,8 +156,10 @@ func benchServer(b *testing.B, root string) *Server {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := (&indexer.Job{Config: cfg, Root: root, Dir: dir, Store: st, Embedders: embs}).Run(ctx); err != nil {
-		b.Fatal(err)
+	if os.Getenv("DIR2MCP_BENCH_NOINDEX") == "" { // set: the state dir is known complete (runs under valgrind)
+		if err := (&indexer.Job{Config: cfg, Root: root, Dir: dir, Store: st, Embedders: embs}).Run(ctx); err != nil {
+			b.Fatal(err)
+		}
 	}
 	eng := retrieve.Open(st, dir, cfg, embs, time.Hour)
 	b.Cleanup(eng.Close)
@@ -139,6 +195,9 @@ func benchQueries(b *testing.B) []string {
 	}
 	if len(qs) < 10 {
 		b.Fatalf("%d queries", len(qs))
+	}
+	if n, _ := strconv.Atoi(os.Getenv("DIR2MCP_BENCH_NQ")); n >= 10 && n < len(qs) {
+		qs = qs[:n] // fewer queries: a shorter set-up (precomputed answers)
 	}
 	return qs
 }

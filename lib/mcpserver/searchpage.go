@@ -2,9 +2,8 @@ package mcpserver
 
 import (
 	"context"
-	"fmt"
-	"hash/fnv"
 	"slices"
+	"strconv"
 
 	"github.com/dir2mcp/dir2mcp/lib/retrieve"
 )
@@ -41,10 +40,31 @@ type searchPos struct {
 	Seen []uint32 `json:"s"`
 }
 
+// hitKey is the FNV-1a hash of "<rel_path>\x00<kind>:<start_line>:<end_line>:<page>:<start_ms>:<end_ms>".
 func hitKey(h retrieve.Hit) uint32 {
-	f := fnv.New32a()
-	fmt.Fprintf(f, "%s\x00%s:%d:%d:%d:%d:%d", h.RelPath, h.Span.Kind, h.Span.StartLine, h.Span.EndLine, h.Span.Page, h.Span.StartMs, h.Span.EndMs)
-	return f.Sum32()
+	var buf [160]byte
+	b := append(buf[:0], h.RelPath...)
+	b = append(b, 0)
+	b = append(b, h.Span.Kind...)
+	for _, n := range [...]int64{int64(h.Span.StartLine), int64(h.Span.EndLine), int64(h.Span.Page), h.Span.StartMs, h.Span.EndMs} {
+		b = append(b, ':')
+		b = strconv.AppendInt(b, n, 10)
+	}
+	sum := uint32(2166136261) // FNV-1a, 32 bits (hash/fnv.New32a)
+	for _, c := range b {
+		sum ^= uint32(c)
+		sum *= 16777619
+	}
+	return sum
+}
+
+// engineSearch runs req on the engine, or on the searchFunc a benchmark
+// installed (to time the MCP layer without the retrieval channels).
+func (s *Server) engineSearch(ctx context.Context, req retrieve.Request) (retrieve.Result, error) {
+	if s.searchFunc != nil {
+		return s.searchFunc(ctx, req)
+	}
+	return s.Engine.Search(ctx, req)
 }
 
 // searchPage runs req as one page. The first page is the plain search;
@@ -64,14 +84,14 @@ func (s *Server) searchPage(ctx context.Context, a *args, req retrieve.Request) 
 	if resumed {
 		req.K, req.Paged = min(len(pos.Seen)+k, retrieve.MaxPagedK), true
 	}
-	res, err := s.Engine.Search(ctx, req)
+	res, err := s.engineSearch(ctx, req)
 	if err != nil {
 		return searchResult{}, err
 	}
 	ranked := len(res.Hits)
 	hits := res.Hits[:0]
 	for _, h := range res.Hits {
-		if !slices.Contains(pos.Seen, hitKey(h)) {
+		if len(pos.Seen) == 0 || !slices.Contains(pos.Seen, hitKey(h)) {
 			hits = append(hits, h)
 		}
 	}

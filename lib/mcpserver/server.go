@@ -6,6 +6,7 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -78,11 +79,17 @@ type Server struct {
 	expensive *ratelimit.Limiter
 	log       *slog.Logger
 	redact    *exclude.Redactor // security.redact; nil masks nothing
-	served    map[string]bool   // the registered tools
+	// replacementJSON is redact's replacement as it reads inside a JSON
+	// string.
+	replacementJSON []byte
+	served          map[string]bool // the registered tools
 	// stdioSession names the stdio client's session in audit records.
 	stdioSession string
 	cursors      *cursor.Signer
 	grepIndex    *grep.Index
+	// searchFunc, if set, answers searches instead of Engine.Search
+	// (benchmarks of the MCP layer).
+	searchFunc func(ctx context.Context, req retrieve.Request) (retrieve.Result, error)
 	// catalogHold, if set, runs before the first resource list is read
 	// (tests hold the catalog there).
 	catalogHold func()
@@ -141,6 +148,9 @@ func (s *Server) build() {
 		s.access.Archives = indexer.ArchiveLimits(s.Config)
 		s.redact, _ = indexer.Redactor(s.Config) // validated by the caller (CheckControls)
 		s.access.Redact = s.redact
+		if r, err := json.Marshal(s.redact.Replacement()); err == nil {
+			s.replacementJSON = r[1 : len(r)-1] // as it reads inside a JSON string
+		}
 	}
 	s.stdioSession = "stdio-" + randomID()
 	// Payments (EnablePayments) wrap the controls: a call the controls

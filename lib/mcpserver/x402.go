@@ -54,7 +54,7 @@ func paymentMiddleware(g *x402.Gate) mcp.Middleware {
 				return PaymentResult(fail), nil
 			}
 			res, err := next(ctx, method, req)
-			out, _ := res.(*mcp.CallToolResult)
+			out := toolResult(res)
 			switch {
 			case ctx.Err() != nil:
 				g.Cancel(ticket, "cancelled")

@@ -252,13 +252,22 @@ type spanTime struct {
 
 // MarshalJSON writes only the fields of the span's kind.
 func (s Span) MarshalJSON() ([]byte, error) {
+	// json.Marshal of spanLines, spanPage and spanTime, written directly
+	// (a search answer encodes one per hit).
 	switch s.Kind {
 	case SpanLines:
-		return json.Marshal(spanLines{s.Kind, s.StartLine, s.EndLine})
+		b := append(make([]byte, 0, 48), `{"kind":"lines","start_line":`...)
+		b = strconv.AppendInt(b, int64(s.StartLine), 10)
+		b = strconv.AppendInt(append(b, `,"end_line":`...), int64(s.EndLine), 10)
+		return append(b, '}'), nil
 	case SpanPage:
-		return json.Marshal(spanPage{s.Kind, s.Page})
+		b := append(make([]byte, 0, 32), `{"kind":"page","page":`...)
+		return append(strconv.AppendInt(b, int64(s.Page), 10), '}'), nil
 	case SpanTime:
-		return json.Marshal(spanTime{s.Kind, s.StartMs, s.EndMs})
+		b := append(make([]byte, 0, 56), `{"kind":"time","start_ms":`...)
+		b = strconv.AppendInt(b, s.StartMs, 10)
+		b = strconv.AppendInt(append(b, `,"end_ms":`...), s.EndMs, 10)
+		return append(b, '}'), nil
 	case "":
 		return []byte("null"), nil
 	}

@@ -78,3 +78,24 @@ func TestWriterRoundTrip(t *testing.T) {
 		t.Fatalf("%+v %v", back, err)
 	}
 }
+
+// A span encodes as json.Marshal encodes its shape (the struct of its
+// kind), written without reflection.
+func TestSpanMarshalJSONIsItsShapesEncoding(t *testing.T) {
+	for _, n := range []int64{0, 1, 42, -7, 1 << 40, -1 << 62} {
+		for _, c := range []struct {
+			span  Span
+			shape any
+		}{
+			{Span{Kind: SpanLines, StartLine: int(n), EndLine: int(n) + 3}, spanLines{SpanLines, int(n), int(n) + 3}},
+			{Span{Kind: SpanPage, Page: int(n)}, spanPage{SpanPage, int(n)}},
+			{Span{Kind: SpanTime, StartMs: n, EndMs: n + 1500}, spanTime{SpanTime, n, n + 1500}},
+		} {
+			got, err := c.span.MarshalJSON()
+			want, _ := json.Marshal(c.shape)
+			if err != nil || string(got) != string(want) {
+				t.Errorf("%+v: %s (%v), want %s", c.span, got, err, want)
+			}
+		}
+	}
+}

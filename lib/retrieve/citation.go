@@ -2,6 +2,7 @@ package retrieve
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/dir2mcp/dir2mcp/lib/record"
 )
@@ -11,9 +12,9 @@ import (
 func Cite(relPath string, sp record.Span) string {
 	switch sp.Kind {
 	case record.SpanLines:
-		return fmt.Sprintf("[%s:L%d-L%d]", relPath, sp.StartLine, sp.EndLine)
+		return "[" + relPath + ":L" + strconv.Itoa(sp.StartLine) + "-L" + strconv.Itoa(sp.EndLine) + "]"
 	case record.SpanPage:
-		return fmt.Sprintf("[%s#p=%d]", relPath, sp.Page)
+		return "[" + relPath + "#p=" + strconv.Itoa(sp.Page) + "]"
 	case record.SpanTime:
 		return fmt.Sprintf("[%s@t=%s-%s]", relPath, clock(sp.StartMs), clock(sp.EndMs))
 	}

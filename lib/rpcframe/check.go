@@ -171,7 +171,11 @@ func checkResponse(m map[string]json.RawMessage, id json.RawMessage) *Refusal {
 // that is not JSON.
 func CheckIDs(body []byte) *Refusal {
 	var batch []map[string]json.RawMessage
-	if json.Unmarshal(body, &batch) != nil {
+	if t := bytes.TrimLeft(body, " \t\r\n"); len(t) > 0 && t[0] == '[' {
+		if json.Unmarshal(body, &batch) != nil {
+			return nil
+		}
+	} else {
 		var m map[string]json.RawMessage
 		if json.Unmarshal(body, &m) != nil {
 			return nil
