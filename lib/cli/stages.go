@@ -138,6 +138,9 @@ func runExtract(ctx context.Context, cmd *ucli.Command) error {
 	if err := feed(ctx, next, x.Run); err != nil {
 		return err
 	}
+	if err := st.SyncPostings(ctx); err != nil {
+		return err
+	}
 	if err := indexer.SavePolicy(ctx, st, e.cfg, media); err != nil {
 		return err
 	}

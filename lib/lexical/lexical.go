@@ -1,11 +1,11 @@
 // Package lexical turns chunk text and user queries into the terms of the
-// full-text (FTS5/BM25) index. Code identifiers are indexed whole and split
-// into their camelCase/snake_case/digit parts, so `ReadFileHeader` is found
-// by "ReadFileHeader" (an exact, rare term) and by "read file header".
-// Queries are ORed term lists with FTS5 syntax escaped (fts.go is the only
-// place that writes FTS5 syntax): a natural-language question matches every
-// chunk sharing any of its words, and BM25 ranks chunks sharing more and
-// rarer words first.
+// keyword (BM25) index, lib/postings. Code identifiers are indexed whole
+// and split into their camelCase/snake_case/digit parts, so
+// `ReadFileHeader` is found by "ReadFileHeader" (an exact, rare term) and
+// by "read file header". Queries are ORed term lists (Expr, a structure,
+// never query syntax): a natural-language question matches every chunk
+// sharing any of its words, and BM25 ranks chunks sharing more and rarer
+// words first.
 package lexical
 
 import (

@@ -37,7 +37,7 @@ func TestTerms(t *testing.T) {
 }
 
 func TestMatchQuotesEveryTerm(t *testing.T) {
-	got := string(Parse(`foo"bar OR baz*`).Match())
+	got := Parse(`foo"bar OR baz*`).Match().String()
 	want := `"foo" OR "bar" OR "baz"`
 	if got != want {
 		t.Errorf("Match = %s, want %s", got, want)
