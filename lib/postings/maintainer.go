@@ -292,8 +292,10 @@ func (m *Maintainer) rebuild(ctx context.Context, w *Writer, id string) error {
 	if err := w.Flush(last); err != nil {
 		return err
 	}
-	if m.Log != nil {
-		m.Log(fmt.Sprintf("keyword index rebuilt from the store: %d chunks in %s", rows, time.Since(start).Round(time.Millisecond)))
+	// Building the first index of a small store is routine; say so only
+	// when it took a while (an upgraded store's first start).
+	if took := time.Since(start); m.Log != nil && took >= 2*time.Second {
+		m.Log(fmt.Sprintf("keyword index built from the store: %d chunks in %s", rows, took.Round(100*time.Millisecond)))
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -63,11 +64,53 @@ func NewReloader(stateDir string, interval time.Duration, poll bool) *Reloader {
 	if interval <= 0 {
 		interval = 500 * time.Millisecond
 	}
-	r := &Reloader{dir: stateDir, interval: interval, epoch: time.Now(),
+	r := &Reloader{dir: filepath.Clean(stateDir), interval: interval, epoch: time.Now(),
 		kick: make(chan struct{}, 1), done: make(chan struct{}), stopped: make(chan struct{}), ready: make(chan struct{})}
 	r.kick <- struct{}{}
+	local.add(r)
 	go r.run(poll)
 	return r
+}
+
+// local is the process's reloaders by state dir: a Writer's flush loads
+// the new version into them before it returns, so a process sees its own
+// writes at once (other processes within a check interval).
+var local = reloaders{byDir: map[string][]*Reloader{}}
+
+type reloaders struct {
+	mu    sync.Mutex
+	byDir map[string][]*Reloader
+}
+
+func (l *reloaders) add(r *Reloader) {
+	l.mu.Lock()
+	l.byDir[r.dir] = append(l.byDir[r.dir], r)
+	l.mu.Unlock()
+}
+
+func (l *reloaders) remove(r *Reloader) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	rs := l.byDir[r.dir]
+	for i, x := range rs {
+		if x == r {
+			l.byDir[r.dir] = append(rs[:i:i], rs[i+1:]...)
+			break
+		}
+	}
+	if len(l.byDir[r.dir]) == 0 {
+		delete(l.byDir, r.dir)
+	}
+}
+
+// flushed loads the index of dir into the process's reloaders of it.
+func (l *reloaders) flushed(dir string) {
+	l.mu.Lock()
+	rs := append([]*Reloader(nil), l.byDir[dir]...)
+	l.mu.Unlock()
+	for _, r := range rs {
+		r.check()
+	}
 }
 
 // Current returns the latest loaded snapshot (nil before the first load
@@ -98,7 +141,10 @@ func (r *Reloader) Refresh() error { return r.check() }
 
 // Close stops the background goroutine; Current keeps the last snapshot.
 func (r *Reloader) Close() {
-	r.closeOnce.Do(func() { close(r.done) })
+	r.closeOnce.Do(func() {
+		local.remove(r)
+		close(r.done)
+	})
 	<-r.stopped
 }
 
@@ -151,9 +197,10 @@ func (r *Reloader) check() error {
 		var s *Snapshot
 		s, err = openSnapshot(r.dir, r.cur.Load())
 		if err == nil {
-			if old := r.cur.Swap(s); old != nil && len(old.segs) > 0 {
-				// Segments merged away stay mapped until the old snapshot is
-				// collected: collect soon.
+			if old := r.cur.Swap(s); old.dropsSegments(s) {
+				// Segments merged away stay mapped (and their deleted files
+				// take disk space) until the old snapshot is collected:
+				// collect soon.
 				go runtime.GC()
 			}
 			r.loaded, r.lastErr = id, nil

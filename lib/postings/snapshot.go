@@ -144,3 +144,16 @@ func (s *Snapshot) IDs() []int64 {
 	slices.Sort(out)
 	return out
 }
+
+// dropsSegments reports whether s maps segments next does not.
+func (s *Snapshot) dropsSegments(next *Snapshot) bool {
+	if s == nil {
+		return false
+	}
+	for _, g := range s.segs {
+		if next == nil || !slices.Contains(next.segs, g) {
+			return true
+		}
+	}
+	return false
+}

@@ -173,7 +173,9 @@ func (w *Writer) Flush(applied int64) error {
 	w.pending = max(w.pending, applied)
 	w.b = newBuilder()
 	w.snap = w.newSnap(segs)
-	return w.compact()
+	err := w.compact()
+	local.flushed(filepath.Clean(w.dir))
+	return err
 }
 
 // writeNew writes src as the next segment of man.
