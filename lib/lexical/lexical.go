@@ -19,7 +19,7 @@ import (
 // (the FTS tokenizer lowercases and splits it, keeping '_' inside tokens)
 // followed by the parts of every compound identifier in s.
 func IndexText(s string) string {
-	var extra strings.Builder
+	var extra []byte
 	seen := map[string]struct{}{}
 	textsplit.EachWord(s, func(tok string) {
 		// A repeated word adds nothing, split or not.
@@ -27,19 +27,40 @@ func IndexText(s string) string {
 			return
 		}
 		seen[tok] = struct{}{}
-		parts := textsplit.SplitIdentifier(tok)
-		if len(parts) < 2 {
+		// tok is one word, so its parts are SplitIdentifier(tok): counted
+		// first, written lowercase only when there are two or more.
+		n := 0
+		textsplit.EachPart(tok, func(string) { n++ })
+		if n < 2 {
 			return
 		}
-		for _, p := range parts {
-			extra.WriteByte(' ')
-			extra.WriteString(p)
-		}
+		textsplit.EachPart(tok, func(p string) {
+			extra = append(extra, ' ')
+			extra = appendLower(extra, p)
+		})
 	})
-	if extra.Len() == 0 {
+	if len(extra) == 0 {
 		return s
 	}
-	return s + "\n" + extra.String()
+	return s + "\n" + string(extra)
+}
+
+// appendLower appends strings.ToLower(p) to b, without an allocation for
+// ASCII.
+func appendLower(b []byte, p string) []byte {
+	for i := 0; i < len(p); i++ {
+		if p[i] >= utf8.RuneSelf {
+			return append(b, strings.ToLower(p)...)
+		}
+	}
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b = append(b, c)
+	}
+	return b
 }
 
 // MaxQueryTerms bounds the terms of one query (long pasted text).
