@@ -25,12 +25,15 @@ type builder struct {
 	names  []string
 	posts  []termPosts
 	nPost  int
+	// exc holds the frequencies too large to pack, by (term, posting).
+	exc map[[2]int32]freqs
 }
 
-// termPosts is one term's postings in a builder, rows ascending.
+// termPosts is one term's postings in a builder, rows ascending, with
+// their packed frequencies (packFreqs; escaped ones in exc).
 type termPosts struct {
-	rows []uint32
-	f    []freqs
+	rows  []uint32
+	codes []uint16
 }
 
 func newBuilder() *builder {
@@ -45,7 +48,7 @@ func (b *builder) empty() bool { return len(b.ids) == 0 && len(b.tombs) == 0 }
 
 // memBytes estimates the heap the builder holds.
 func (b *builder) memBytes() int64 {
-	return int64(b.nPost)*int64(4+4*numCols) + int64(len(b.names))*64 + int64(len(b.ids))*40
+	return int64(b.nPost)*9 + int64(len(b.names))*80 + int64(len(b.ids))*40
 }
 
 // add appends a tokenized row.
@@ -73,8 +76,15 @@ func (b *builder) add(r *tokRow) {
 			b.posts = append(b.posts, termPosts{})
 		}
 		p := &b.posts[t]
+		c := packFreqs(r.freqs[i])
+		if c == escaped {
+			if b.exc == nil {
+				b.exc = map[[2]int32]freqs{}
+			}
+			b.exc[[2]int32{t, int32(len(p.rows))}] = r.freqs[i]
+		}
 		p.rows = append(p.rows, row)
-		p.f = append(p.f, r.freqs[i])
+		p.codes = append(p.codes, c)
 	}
 	b.nPost += len(r.ends)
 }
@@ -140,21 +150,28 @@ func (s *builderSource) tombstones() []int64 { return s.tombs }
 func (s *builderSource) eachTerm(fn func(term []byte, rows []uint32, f []freqs) error) error {
 	for _, t := range s.order {
 		p := &s.b.posts[t]
-		rows, f := p.rows, p.f
-		if s.b.nGone > 0 {
-			s.rows, s.f = s.rows[:0], s.f[:0]
-			for i, r := range p.rows {
-				if nr := s.remap[r]; nr != ^uint32(0) {
-					s.rows = append(s.rows, nr)
-					s.f = append(s.f, p.f[i])
+		rows := p.rows
+		s.rows, s.f = s.rows[:0], s.f[:0]
+		for i, r := range p.rows {
+			if s.b.nGone > 0 {
+				if r = s.remap[r]; r == ^uint32(0) {
+					continue
 				}
+				s.rows = append(s.rows, r)
 			}
-			rows, f = s.rows, s.f
+			f := s.b.exc[[2]int32{t, int32(i)}]
+			if c := p.codes[i]; c != escaped {
+				f = unpackFreqs(c)
+			}
+			s.f = append(s.f, f)
+		}
+		if s.b.nGone > 0 {
+			rows = s.rows
 		}
 		if len(rows) == 0 {
 			continue
 		}
-		if err := fn([]byte(s.b.names[t]), rows, f); err != nil {
+		if err := fn([]byte(s.b.names[t]), rows, s.f); err != nil {
 			return err
 		}
 	}

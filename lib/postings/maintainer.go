@@ -45,12 +45,12 @@ var (
 	// index is flushed while changes keep coming.
 	flushEvery = time.Second
 	// flushBytes flushes early when the unflushed rows hold this much heap.
-	flushBytes int64 = 48 << 20
+	flushBytes int64 = 24 << 20
 	// retryLock is how often a process without the lock tries to take it.
 	retryLock = 2 * time.Second
 	// maxQueued bounds the text of in-process changes waiting; past it
 	// they are dropped and read back from the store.
-	maxQueued int64 = 64 << 20
+	maxQueued int64 = 32 << 20
 	// readBatch is how many changes or rows are read back at once.
 	readBatch = 2000
 )

@@ -3,6 +3,8 @@ package postings
 import (
 	"bytes"
 	"slices"
+
+	"github.com/dir2mcp/dir2mcp/lib/mmapfile"
 )
 
 // Compaction. Each flush adds a segment; mergePlan keeps their number
@@ -16,6 +18,9 @@ const (
 	mergeFanout = 8
 	maxSegments = 40
 	levelBase   = 1024
+	// evictEvery is how many postings a merge reads between dropping the
+	// sources' resident pages.
+	evictEvery = 1 << 20
 )
 
 // mergePlan returns i such that snap.segs[i:] should be merged into one,
@@ -118,7 +123,21 @@ func (m *mergeSource) tombstones() []int64 { return m.tombs }
 func (m *mergeSource) eachTerm(fn func(term []byte, rows []uint32, f []freqs) error) error {
 	segs := m.snap.segs[m.from:]
 	pos := make([]int, len(segs))
+	read := 0 // postings read since the sources' pages were last dropped
+	defer func() {
+		for _, g := range segs {
+			mmapfile.Evict(g.data)
+		}
+	}()
 	for {
+		if read >= evictEvery {
+			// The pass reads every page of the sources once: keep them
+			// out of the resident set (they stay in the page cache).
+			for _, g := range segs {
+				mmapfile.Evict(g.data)
+			}
+			read = 0
+		}
 		// The smallest current term among the segments.
 		var min []byte
 		for i, g := range segs {
@@ -149,6 +168,7 @@ func (m *mergeSource) eachTerm(fn func(term []byte, rows []uint32, f []freqs) er
 				return errCorrupt
 			}
 			remap := m.remap[i]
+			read += len(rows)
 			for j, r := range rows {
 				if int(r) >= len(remap) {
 					return errCorrupt

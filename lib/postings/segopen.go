@@ -172,13 +172,16 @@ func (g *segment) release() {
 // postings are well formed (every offset in bounds, rows ascending and
 // below the row count, terms strictly ascending).
 func (g *segment) verify() error {
+	// Every page is read once: dropped from the resident set as the
+	// checksums go (they stay in the page cache).
+	defer mmapfile.Evict(g.data)
 	l := layoutOf(g.counts)
-	meta := crc32.Update(0, castagnoli, g.data[segHeader:l.posts])
-	meta = crc32.Update(meta, castagnoli, g.data[l.termN:l.end])
+	meta := crcEvicting(0, g.data[segHeader:l.posts])
+	meta = crcEvicting(meta, g.data[l.termN:l.end])
 	if meta != g.hdrCRC[0] {
 		return fmt.Errorf("%w: checksum of rows and dictionary", errCorrupt)
 	}
-	if crc32.Checksum(g.data[l.posts:l.termN], castagnoli) != g.hdrCRC[1] {
+	if crcEvicting(0, g.data[l.posts:l.termN]) != g.hdrCRC[1] {
 		return fmt.Errorf("%w: checksum of postings", errCorrupt)
 	}
 	var prev []byte
@@ -209,6 +212,33 @@ func (g *segment) verify() error {
 		}
 	}
 	return nil
+}
+
+// crcEvicting is crc32.Update over b in chunks, dropping each chunk's
+// whole pages from the resident set once summed.
+func crcEvicting(crc uint32, b []byte) uint32 {
+	const chunk = 8 << 20
+	for len(b) > 0 {
+		n := min(len(b), chunk)
+		crc = crc32.Update(crc, castagnoli, b[:n])
+		if n == chunk {
+			mmapfile.Evict(pageAligned(b[:n]))
+		}
+		b = b[n:]
+	}
+	return crc
+}
+
+// pageAligned returns the whole pages inside b.
+func pageAligned(b []byte) []byte {
+	const page = 4096
+	start := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	lo := (start + page - 1) &^ (page - 1)
+	hi := (start + uintptr(len(b))) &^ (page - 1)
+	if hi <= lo {
+		return nil
+	}
+	return b[lo-start : hi-start]
 }
 
 // term returns term t's bytes.

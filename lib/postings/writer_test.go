@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -30,6 +31,11 @@ func TestWriterFlushMergeReopen(t *testing.T) {
 		for range 5 {
 			bt.add = append(bt.add, randomDoc(r, 1+r.Int63n(next-1)))
 			bt.del = append(bt.del, 1+r.Int63n(next-1))
+		}
+		if round%7 == 0 { // packed frequencies' exceptions survive merges
+			bt.add = append(bt.add, Doc{ID: next, Kind: "code", Cols: [numCols]string{
+				strings.Repeat("buffer ", 9), strings.Repeat("reader ", 12), strings.Repeat("read ", 1500) + "tls"}})
+			next++
 		}
 		ref.apply(t, bt)
 		if err := w.Add(bt.add); err != nil {
@@ -63,6 +69,7 @@ func TestWriterFlushMergeReopen(t *testing.T) {
 			{Groups: [][]string{{"read", "buffer", "tls"}}},
 			{Groups: [][]string{{"instance"}, {"returns", "first", "instance"}}},
 			{Groups: [][]string{{"reader"}}, Cols: 1 << ColTitle, Kinds: []string{"code"}},
+			{Groups: [][]string{{"read", "buffer"}}},
 		} {
 			q.Weights, q.Limit = defaultWeights, 50
 			got, err := s.Search(q)
