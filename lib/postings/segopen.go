@@ -105,9 +105,11 @@ func parseSegment(data []byte) (*segment, error) {
 	return g, nil
 }
 
-// checkTables checks what indexes other sections (row order, kinds, term
-// and block offsets), in time linear in rows and terms, so that lookups
-// stay in bounds; postings rows are checked where they are used.
+// checkTables checks the row tables other sections index (row order,
+// kinds), in time linear in rows, so that row lookups stay in bounds.
+// Term and block offsets are checked where they are used (term, block)
+// and in full by verify: opening a segment reads no page of its
+// dictionary, which for a large index is tens of megabytes.
 func (g *segment) checkTables() error {
 	n := g.counts.n
 	for _, r := range g.byID {
@@ -120,6 +122,11 @@ func (g *segment) checkTables() error {
 			return fmt.Errorf("%w: row kind", errCorrupt)
 		}
 	}
+	return nil
+}
+
+// checkDictionary checks every term's bytes and block offsets.
+func (g *segment) checkDictionary() error {
 	prevEnd, prevOff := uint32(0), uint32(0)
 	for t := range g.termN {
 		if g.ends[t] < prevEnd || int(g.ends[t]) > len(g.terms) {
@@ -183,6 +190,9 @@ func (g *segment) verify() error {
 	}
 	if crcEvicting(0, g.data[l.posts:l.termN]) != g.hdrCRC[1] {
 		return fmt.Errorf("%w: checksum of postings", errCorrupt)
+	}
+	if err := g.checkDictionary(); err != nil {
+		return err
 	}
 	var prev []byte
 	var total uint64
