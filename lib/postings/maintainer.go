@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -42,12 +43,11 @@ type Maintainer struct {
 // Tuning of the maintainer's batching.
 var (
 	// flushEvery is the longest a committed change waits before the
-	// index is flushed while changes keep coming.
+	// index is flushed while changes keep coming; also how often a
+	// process without the lock tries to take it.
 	flushEvery = time.Second
 	// flushBytes flushes early when the unflushed rows hold this much heap.
 	flushBytes int64 = 24 << 20
-	// retryLock is how often a process without the lock tries to take it.
-	retryLock = 2 * time.Second
 	// maxQueued bounds the text of in-process changes waiting; past it
 	// they are dropped and read back from the store.
 	maxQueued int64 = 32 << 20
@@ -136,7 +136,7 @@ func (m *Maintainer) Sync(ctx context.Context) error {
 			return ctx.Err()
 		}
 		// Another process maintains the index: wait for it.
-		if s, err := Open(m.Dir.Path); err == nil && s.Applied() >= last {
+		if man, err := readManifest(m.Dir.Path); err == nil && man.StoreID != "" && man.Applied >= last {
 			return nil
 		}
 		select {
@@ -333,8 +333,14 @@ func (m *Maintainer) apply(ctx context.Context) error {
 			for n < len(m.queue) && m.queue[n].Seq == m.queue[n-1].Seq+1 {
 				n++
 			}
-			use = m.queue[:n]
+			// Taken out of the queue, so its backing array does not keep
+			// the applied text alive.
+			use = slices.Clone(m.queue[:n])
+			clear(m.queue[:n])
 			m.queue = m.queue[n:]
+			if len(m.queue) == 0 {
+				m.queue = nil
+			}
 			m.queued = 0
 			for _, c := range m.queue {
 				m.queued += int64(len(c.Path) + len(c.Title) + len(c.Body))
