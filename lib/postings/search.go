@@ -345,16 +345,7 @@ func collectTerm(g *segment, x *segUnit, u, nu int, cols ColumnSet, win []uint32
 	last := win[len(win)-1]
 	end := seek(rows, j, last+1)
 	record := func(i, j int) {
-		f := g.freqsAt(t, j, packed[j])
-		in := false
-		for c := range numCols {
-			if !cols.Has(c) {
-				f[c] = 0
-			} else if f[c] > 0 {
-				in = true
-			}
-		}
-		if in {
+		if f, in := within(g.freqsAt(t, j, packed[j]), cols); in {
 			present[i] |= 1 << u
 			fr[i*nu+u] = f
 		}
@@ -406,19 +397,25 @@ func collectPhrase(g *segment, x *segUnit, u, nu int, cols ColumnSet, win []uint
 		if !all {
 			continue
 		}
-		in := false
-		for c := range numCols {
-			if !cols.Has(c) {
-				f[c] = 0
-			} else if f[c] > 0 {
-				in = true
-			}
-		}
-		if in {
+		if f, in := within(f, cols); in {
 			present[i] |= 1 << u
 			fr[i*nu+u] = f
 		}
 	}
+}
+
+// within returns f with the columns outside cols zeroed, and whether any
+// count is left.
+func within(f freqs, cols ColumnSet) (freqs, bool) {
+	in := false
+	for c := range numCols {
+		if !cols.Has(c) {
+			f[c] = 0
+		} else if f[c] > 0 {
+			in = true
+		}
+	}
+	return f, in
 }
 
 // seek returns the first index ≥ from of rows whose value is ≥ r
@@ -556,11 +553,8 @@ func (s *Snapshot) segDocFreq(si int, g *segment, tokens []string, cols ColumnSe
 		if !all {
 			continue
 		}
-		for c := range numCols {
-			if cols.Has(c) && f[c] > 0 {
-				n++
-				break
-			}
+		if _, in := within(f, cols); in {
+			n++
 		}
 	}
 	return n

@@ -74,17 +74,11 @@ static void d2mTokSetup(void) {
 	d2mTokRC = api->xFindTokenizer(api, "porter", &d2mTokUser, &d2mTokPorter);
 }
 
-// A d2mTok is one tokenizer instance with the buffer of its last run's
-// tokens: bytes holds them back to back, ends[i] is where token i ends.
-// An instance is used by one thread at a time.
-typedef struct d2mTok {
-	Fts5Tokenizer *t;
-	char *bytes;
-	int len, cap;
-	int *ends;
-	int n, ncap;
-	int oom;
-} d2mTok;
+#include "tokenize.h"
+
+// A d2mTok is one tokenizer instance (its t an Fts5Tokenizer) with the
+// buffer of its last run's tokens: bytes holds them back to back, ends[i]
+// is where token i ends. An instance is used by one thread at a time.
 
 // d2mTokNew returns a new instance, or 0 (and *rc set) when FTS5 or memory
 // is missing.
@@ -101,7 +95,7 @@ d2mTok *d2mTokNew(int *rc) {
 		*rc = SQLITE_NOMEM;
 		return 0;
 	}
-	*rc = d2mTokPorter.xCreate(d2mTokUser, args, 5, &p->t);
+	*rc = d2mTokPorter.xCreate(d2mTokUser, args, 5, (Fts5Tokenizer **)&p->t);
 	if (*rc != SQLITE_OK) {
 		free(p);
 		return 0;
@@ -111,7 +105,7 @@ d2mTok *d2mTokNew(int *rc) {
 
 void d2mTokFree(d2mTok *p) {
 	if (p == 0) return;
-	d2mTokPorter.xDelete(p->t);
+	d2mTokPorter.xDelete((Fts5Tokenizer *)p->t);
 	free(p->bytes);
 	free(p->ends);
 	free(p);
@@ -159,7 +153,7 @@ int d2mTokRun(d2mTok *p, int flags, const char *text, int n) {
 	p->n = 0;
 	p->oom = 0;
 	if (n == 0) return SQLITE_OK;
-	return d2mTokPorter.xTokenize(p->t, (void *)p, flags, text, n, d2mTokAdd);
+	return d2mTokPorter.xTokenize((Fts5Tokenizer *)p->t, (void *)p, flags, text, n, d2mTokAdd);
 }
 
 #include <math.h>

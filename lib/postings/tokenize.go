@@ -1,20 +1,8 @@
 package postings
 
 /*
-#include <stdlib.h>
-typedef struct d2mTok {
-	void *t;
-	char *bytes;
-	int len, cap;
-	int *ends;
-	int n, ncap;
-	int oom;
-} d2mTok;
-d2mTok *d2mTokNew(int *rc);
-void d2mTokFree(d2mTok *p);
-int d2mTokRun(d2mTok *p, int flags, const char *text, int n);
-double d2mLog(double x);
 #cgo LDFLAGS: -lm
+#include "tokenize.h"
 */
 import "C"
 

@@ -152,30 +152,46 @@ func (w *Writer) Flush(applied int64) error {
 		return nil
 	}
 	man := w.man
-	man.Segments = append([]segEntry(nil), w.man.Segments...)
 	man.Applied = applied
-	segs := []*segment(nil)
+	var segs []*segment
 	if w.snap != nil {
-		segs = append(segs, w.snap.segs...)
+		segs = w.snap.segs
 	}
+	var src segSource
 	if !w.b.empty() {
-		g, e, err := w.writeNew(&man, w.b.source())
-		if err != nil {
-			return err
-		}
-		segs = append(segs, g)
-		man.Segments = append(man.Segments, e)
+		src = w.b.source()
 	}
-	if err := writeManifest(w.dir, &man); err != nil {
-		return errcode.Wrap(errcode.StoreCorrupt, err, "write keyword index manifest: %v", err)
+	segs, err := w.replace(&man, len(segs), segs, src)
+	if err != nil {
+		return err
 	}
 	w.man, w.dirty = man, false
 	w.pending = max(w.pending, applied)
 	w.b = newBuilder()
 	w.snap = w.newSnap(segs)
-	err := w.compact()
+	err = w.compact()
 	local.flushed(filepath.Clean(w.dir))
 	return err
+}
+
+// replace makes man list the first keep of segs, then src written as a
+// new segment (none when nil), and writes it; it returns the segments
+// man lists.
+func (w *Writer) replace(man *manifest, keep int, segs []*segment, src segSource) ([]*segment, error) {
+	man.Segments = append([]segEntry(nil), w.man.Segments[:keep]...)
+	out := append([]*segment(nil), segs[:keep]...)
+	if src != nil {
+		g, e, err := w.writeNew(man, src)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, g)
+		man.Segments = append(man.Segments, e)
+	}
+	if err := writeManifest(w.dir, man); err != nil {
+		return nil, errcode.Wrap(errcode.StoreCorrupt, err, "write keyword index manifest: %v", err)
+	}
+	return out, nil
 }
 
 // writeNew writes src as the next segment of man.
@@ -224,19 +240,13 @@ func (w *Writer) merge(i int) error {
 		}
 	}
 	man := w.man
-	man.Segments = append([]segEntry(nil), w.man.Segments[:i]...)
-	segs := append([]*segment(nil), w.snap.segs[:i]...)
-	src := newMergeSource(w.snap, i)
-	if len(src.ids) > 0 || len(src.tombs) > 0 {
-		g, e, err := w.writeNew(&man, src)
-		if err != nil {
-			return err
-		}
-		segs = append(segs, g)
-		man.Segments = append(man.Segments, e)
+	var src segSource
+	if m := newMergeSource(w.snap, i); len(m.ids) > 0 || len(m.tombs) > 0 {
+		src = m
 	}
-	if err := writeManifest(w.dir, &man); err != nil {
-		return errcode.Wrap(errcode.StoreCorrupt, err, "write keyword index manifest: %v", err)
+	segs, err := w.replace(&man, i, w.snap.segs, src)
+	if err != nil {
+		return err
 	}
 	w.man = man
 	w.snap = w.newSnap(segs)
