@@ -74,6 +74,7 @@ type mergeSource struct {
 	tombs []int64
 	rows  []uint32
 	f     []freqs
+	term  []byte
 }
 
 func newMergeSource(snap *Snapshot, from int) *mergeSource {
@@ -152,7 +153,8 @@ func (m *mergeSource) eachTerm(fn func(term []byte, rows []uint32, f []freqs) er
 		if min == nil {
 			return nil
 		}
-		term := bytes.Clone(min)
+		m.term = append(m.term[:0], min...)
+		term := m.term
 		m.rows, m.f = m.rows[:0], m.f[:0]
 		for i, g := range segs {
 			if pos[i] >= len(g.termN) {

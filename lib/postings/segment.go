@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"unsafe"
 )
@@ -117,8 +119,7 @@ func blockWords(n int) uint64 { return uint64(n) + (uint64(n)+1)/2 }
 
 // segSource is what writeSegment writes: rows in their order, tombstones
 // ascending, and terms in ascending byte order with their postings (rows
-// ascending, numbered as rowData lists them). eachTerm may be called more
-// than once and must visit the same terms each time.
+// ascending, numbered as rowData lists them).
 type segSource interface {
 	rowData() (ids []int64, lens []uint32, kinds []uint8, kindNames []string)
 	tombstones() []int64
@@ -168,8 +169,9 @@ func (s *sectionWriter) u16s(v []uint16) error {
 }
 
 // writeSegment writes src to path (a new file, synced) and returns its
-// counts. It reads src's terms twice: once to size the postings region,
-// once to write it.
+// counts. It reads src's terms once: postings go straight to their
+// region, the dictionary to temporary files beside path, appended after
+// the region, so memory holds neither.
 func writeSegment(path string, src segSource) (segCounts, error) {
 	ids, lens, kinds, names := src.rowData()
 	tombs := src.tombstones()
@@ -181,37 +183,6 @@ func writeSegment(path string, src segSource) (segCounts, error) {
 	for _, l := range lens {
 		c.tokens += uint64(l)
 	}
-	var exc []uint32
-	// Pass 1: the dictionary (kept in memory) and the region's size.
-	var termN, offs, ends []uint32
-	var blob []byte
-	err := src.eachTerm(func(term []byte, rows []uint32, f []freqs) error {
-		t := uint32(len(termN))
-		termN = append(termN, uint32(len(rows)))
-		offs = append(offs, uint32(c.r/4))
-		blob = append(blob, term...)
-		ends = append(ends, uint32(len(blob)))
-		c.p += uint64(len(rows))
-		c.r += 4 * blockWords(len(rows))
-		for i, fr := range f {
-			if packFreqs(fr) == escaped {
-				exc = append(exc, t, uint32(i), fr[ColPath], fr[ColTitle], fr[ColBody])
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return c, err
-	}
-	if c.r/4 > 1<<32-1 || c.p > 1<<32-1 {
-		return c, errors.New("postings: segment too large")
-	}
-	c.m, c.b, c.e = uint32(len(termN)), uint64(len(blob)), uint32(len(exc)/5)
-	rawR := c.r
-	c.r = uint64(align8(int64(c.r)))
-	offs = append(offs, uint32(c.r/4))
-	l := layoutOf(c)
-
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return c, err
@@ -223,11 +194,25 @@ func writeSegment(path string, src segSource) (segCounts, error) {
 			os.Remove(path)
 		}
 	}()
-	sw := &sectionWriter{w: bufio.NewWriterSize(f, 1<<20), sum: true}
-	sw.off = segHeader // the header is written last
+	// The dictionary's sections, spooled until the region's size is known.
+	var spool [4]*spoolFile
+	defer func() {
+		for _, sp := range spool {
+			sp.close()
+		}
+	}()
+	for i := range spool {
+		if spool[i], err = newSpool(filepath.Dir(path)); err != nil {
+			return c, err
+		}
+	}
+	termNs, offs, ends, blob := spool[0], spool[1], spool[2], spool[3]
+
+	l := layoutOf(c) // the row sections' offsets do not depend on the rest
 	if _, err := f.Seek(segHeader, 0); err != nil {
 		return c, err
 	}
+	sw := &sectionWriter{w: bufio.NewWriterSize(f, 1<<20), off: segHeader, sum: true}
 	byID := make([]uint32, len(ids))
 	for i := range byID {
 		byID[i] = uint32(i)
@@ -251,22 +236,50 @@ func writeSegment(path string, src segSource) (segCounts, error) {
 		func() error { return sw.i64s(tombs) },
 		func() error { return sw.padTo(l.posts) },
 	}
-	for _, st := range steps {
-		if err := st(); err != nil {
-			return c, err
-		}
+	if err := run(steps); err != nil {
+		return c, err
 	}
-	// Pass 2: the postings region.
+	// The postings region, term by term.
 	metaCRC := sw.crc
 	sw.crc = 0
+	var exc []uint32
 	var packed []uint16
-	err = src.eachTerm(func(term []byte, rows []uint32, f []freqs) error {
+	var word [4]byte
+	put32 := func(sp *spoolFile, v uint32) error {
+		binary.LittleEndian.PutUint32(word[:], v)
+		return sp.write(word[:])
+	}
+	err = src.eachTerm(func(term []byte, rows []uint32, fr []freqs) error {
+		t := uint32(c.m)
+		if err := put32(termNs, uint32(len(rows))); err != nil {
+			return err
+		}
+		if err := put32(offs, uint32(c.r/4)); err != nil {
+			return err
+		}
+		if err := blob.write(term); err != nil {
+			return err
+		}
+		c.m++
+		c.b += uint64(len(term))
+		if err := put32(ends, uint32(c.b)); err != nil {
+			return err
+		}
 		packed = packed[:0]
-		for _, fr := range f {
-			packed = append(packed, packFreqs(fr))
+		for i, x := range fr {
+			code := packFreqs(x)
+			if code == escaped {
+				exc = append(exc, t, uint32(i), x[ColPath], x[ColTitle], x[ColBody])
+			}
+			packed = append(packed, code)
 		}
 		if len(packed)%2 == 1 {
 			packed = append(packed, 0)
+		}
+		c.p += uint64(len(rows))
+		c.r += 4 * blockWords(len(rows))
+		if c.r/4 > 1<<32-1 || c.b > 1<<32-1 {
+			return errors.New("postings: segment too large")
 		}
 		if err := sw.u32s(rows); err != nil {
 			return err
@@ -276,29 +289,30 @@ func writeSegment(path string, src segSource) (segCounts, error) {
 	if err != nil {
 		return c, err
 	}
-	if sw.off != l.posts+int64(rawR) {
-		return c, errors.New("postings: source changed between passes")
-	}
+	c.r = uint64(align8(int64(c.r)))
+	c.e = uint32(len(exc) / 5)
+	l = layoutOf(c)
 	if err := sw.padTo(l.termN); err != nil {
 		return c, err
 	}
 	postCRC := sw.crc
 	sw.crc = metaCRC
+	if err := put32(offs, uint32(c.r/4)); err != nil {
+		return c, err
+	}
 	steps = []func() error{
-		func() error { return sw.u32s(termN) },
+		func() error { return termNs.copyTo(sw) },
 		func() error { return sw.padTo(l.offs) },
-		func() error { return sw.u32s(offs) },
+		func() error { return offs.copyTo(sw) },
 		func() error { return sw.padTo(l.ends) },
-		func() error { return sw.u32s(ends) },
+		func() error { return ends.copyTo(sw) },
 		func() error { return sw.padTo(l.terms) },
-		func() error { return sw.write(blob) },
+		func() error { return blob.copyTo(sw) },
 		func() error { return sw.padTo(l.exc) },
 		func() error { return sw.u32s(exc) },
 	}
-	for _, st := range steps {
-		if err := st(); err != nil {
-			return c, err
-		}
+	if err := run(steps); err != nil {
+		return c, err
 	}
 	if sw.off != l.end {
 		return c, fmt.Errorf("postings: segment layout mismatch: wrote %d of %d bytes", sw.off, l.end)
@@ -306,8 +320,7 @@ func writeSegment(path string, src segSource) (segCounts, error) {
 	if err := sw.w.Flush(); err != nil {
 		return c, err
 	}
-	hdr := encodeHeader(c, sw.crc, postCRC)
-	if _, err := f.WriteAt(hdr, 0); err != nil {
+	if _, err := f.WriteAt(encodeHeader(c, sw.crc, postCRC), 0); err != nil {
 		return c, err
 	}
 	if err := f.Sync(); err != nil {
@@ -318,6 +331,67 @@ func writeSegment(path string, src segSource) (segCounts, error) {
 	}
 	ok = true
 	return c, nil
+}
+
+// run runs steps in order until one fails.
+func run(steps []func() error) error {
+	for _, st := range steps {
+		if err := st(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// spoolFile is an unlinked temporary file written then read back once.
+type spoolFile struct {
+	f *os.File
+	w *bufio.Writer
+}
+
+func newSpool(dir string) (*spoolFile, error) {
+	f, err := os.CreateTemp(dir, ".spool-*")
+	if err != nil {
+		return nil, err
+	}
+	os.Remove(f.Name()) // gone with the last descriptor, even after a crash
+	return &spoolFile{f: f, w: bufio.NewWriterSize(f, 256<<10)}, nil
+}
+
+func (s *spoolFile) write(b []byte) error {
+	_, err := s.w.Write(b)
+	return err
+}
+
+// copyTo writes the spooled bytes to sw.
+func (s *spoolFile) copyTo(sw *sectionWriter) error {
+	if err := s.w.Flush(); err != nil {
+		return err
+	}
+	if _, err := s.f.Seek(0, 0); err != nil {
+		return err
+	}
+	buf := make([]byte, 256<<10)
+	for {
+		n, err := s.f.Read(buf)
+		if n > 0 {
+			if werr := sw.write(buf[:n]); werr != nil {
+				return werr
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+func (s *spoolFile) close() {
+	if s != nil {
+		s.f.Close()
+	}
 }
 
 func encodeHeader(c segCounts, metaCRC, postCRC uint32) []byte {

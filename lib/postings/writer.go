@@ -91,14 +91,19 @@ func (w *Writer) Add(docs []Doc) error {
 }
 
 // addFunc adds n rows in order, each made by doc (called on several
-// goroutines at once) and tokenized on every CPU.
+// goroutines at once) and tokenized on every CPU, a batch at a time so
+// that the tokenized rows in memory stay few.
 func (w *Writer) addFunc(n int, doc func(i int, d *Doc)) error {
-	rows, err := tokenizeAll(n, doc)
-	if err != nil {
-		return err
-	}
-	for i := range rows {
-		w.b.add(&rows[i])
+	const batch = 512
+	for lo := 0; lo < n; lo += batch {
+		hi := min(lo+batch, n)
+		rows, err := tokenizeAll(hi-lo, func(i int, d *Doc) { doc(lo+i, d) })
+		if err != nil {
+			return err
+		}
+		for i := range rows {
+			w.b.add(&rows[i])
+		}
 	}
 	return nil
 }
