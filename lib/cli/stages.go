@@ -97,6 +97,7 @@ func ExtractCommand() *ucli.Command {
 }
 
 func runExtract(ctx context.Context, cmd *ucli.Command) error {
+	limitIndexMemory()
 	e, err := setup(cmd, true)
 	if err != nil {
 		return err
@@ -172,6 +173,7 @@ func EmbedCommand() *ucli.Command {
 }
 
 func runEmbed(ctx context.Context, cmd *ucli.Command) error {
+	limitIndexMemory()
 	e, err := setup(cmd, true)
 	if err != nil {
 		return err
