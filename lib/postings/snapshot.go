@@ -79,9 +79,22 @@ func newSnapshot(segs []*segment, prev *Snapshot) *Snapshot {
 			s.dead[i] = make([]uint64, (len(g.ids)+63)/64)
 		}
 	}
+	// below[i] is the largest id of segs[:i]: chunk ids only grow, so
+	// most ids of a newer segment are above it and shadow nothing.
+	below := make([]int64, len(segs)+1)
+	below[0] = -1 << 63
+	for i, g := range segs {
+		below[i+1] = below[i]
+		if n := len(g.byID); n > 0 {
+			below[i+1] = max(below[i+1], g.ids[g.byID[n-1]])
+		}
+	}
 	for i := max(keep, 1); i < len(segs); i++ {
 		for _, set := range [][]int64{segs[i].ids, segs[i].tombs} {
 			for _, id := range set {
+				if id > below[i] {
+					continue
+				}
 				for j := i - 1; j >= 0; j-- {
 					if r := segs[j].rowOf(id); r >= 0 {
 						s.dead[j][r>>6] |= 1 << (r & 63)
