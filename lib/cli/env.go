@@ -19,6 +19,8 @@ import (
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
 	"github.com/dir2mcp/dir2mcp/lib/events"
 	"github.com/dir2mcp/dir2mcp/lib/models"
+	"github.com/dir2mcp/dir2mcp/lib/postings"
+	"github.com/dir2mcp/dir2mcp/lib/record"
 	"github.com/dir2mcp/dir2mcp/lib/rootfs"
 	"github.com/dir2mcp/dir2mcp/lib/state"
 	"github.com/dir2mcp/dir2mcp/lib/store"
@@ -188,7 +190,16 @@ func (e *env) openStore(ctx context.Context, mode int) (*store.Store, error) {
 			return nil, err
 		}
 	}
-	return store.Open(ctx, e.dir.Path, store.Options{Create: mode == createStore, ReadOnly: mode == readStore})
+	st, err := store.Open(ctx, e.dir.Path, store.Options{Create: mode == createStore, ReadOnly: mode == readStore})
+	if err != nil || mode == readStore {
+		return st, err
+	}
+	// A process that may write chunks keeps the keyword index in step
+	// with them (whichever such process holds its lock).
+	postings.Ensure(st, e.dir, func(msg string) {
+		e.ev.Emit(events.Info, record.EvNotice, map[string]any{"message": msg})
+	})
+	return st, nil
 }
 
 // interactive reports whether prompts are allowed.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
+	"github.com/dir2mcp/dir2mcp/lib/postings"
 	"github.com/dir2mcp/dir2mcp/lib/record"
 	"github.com/dir2mcp/dir2mcp/lib/rootfs"
 	"github.com/dir2mcp/dir2mcp/lib/state"
@@ -21,7 +22,8 @@ import (
 func indexFiles() []string {
 	return []string{store.FileName, store.FileName + "-wal", store.FileName + "-shm",
 		vector.FileName(record.KindText), vector.FileName(record.KindCode),
-		vector.SegmentDir(record.KindText), vector.SegmentDir(record.KindCode), state.CorpusFile}
+		vector.SegmentDir(record.KindText), vector.SegmentDir(record.KindCode), postings.FileName, postings.SegmentDir,
+		state.CorpusFile}
 }
 
 // setAsideIndex moves the index files of the command's state dir into
@@ -39,7 +41,7 @@ func setAsideIndex(cmd *ucli.Command, now time.Time) (string, error) {
 	if _, err := os.Stat(dir.Join(store.FileName)); errors.Is(err, os.ErrNotExist) {
 		return "", nil
 	}
-	for _, name := range []string{state.IndexLock, state.VectorsLock} {
+	for _, name := range []string{state.IndexLock, state.VectorsLock, state.PostingsLock} {
 		lock, err := dir.TryLock(name)
 		if err != nil {
 			return "", err

@@ -97,6 +97,7 @@ func ExtractCommand() *ucli.Command {
 }
 
 func runExtract(ctx context.Context, cmd *ucli.Command) error {
+	limitIndexMemory()
 	e, err := setup(cmd, true)
 	if err != nil {
 		return err
@@ -138,6 +139,9 @@ func runExtract(ctx context.Context, cmd *ucli.Command) error {
 	if err := feed(ctx, next, x.Run); err != nil {
 		return err
 	}
+	if err := st.SyncPostings(ctx); err != nil {
+		return err
+	}
 	if err := indexer.SavePolicy(ctx, st, e.cfg, media); err != nil {
 		return err
 	}
@@ -169,6 +173,7 @@ func EmbedCommand() *ucli.Command {
 }
 
 func runEmbed(ctx context.Context, cmd *ucli.Command) error {
+	limitIndexMemory()
 	e, err := setup(cmd, true)
 	if err != nil {
 		return err

@@ -127,6 +127,7 @@ func setupIndexer(ctx context.Context, cmd *ucli.Command) (*env, *store.Store, e
 // reports index_loaded: the index's totals are counted in the background
 // and loaded waits for them and reports the event.
 func prepareIndexer(ctx context.Context, cmd *ucli.Command) (*env, *store.Store, func() error, error) {
+	limitIndexMemory()
 	e, err := setupServer(cmd)
 	if err != nil {
 		return nil, nil, nil, err

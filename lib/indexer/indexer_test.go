@@ -14,7 +14,7 @@ import (
 	"github.com/dir2mcp/dir2mcp/lib/embed/hashing"
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
 	"github.com/dir2mcp/dir2mcp/lib/events"
-	"github.com/dir2mcp/dir2mcp/lib/lexical"
+	"github.com/dir2mcp/dir2mcp/lib/postings"
 	"github.com/dir2mcp/dir2mcp/lib/record"
 	"github.com/dir2mcp/dir2mcp/lib/state"
 	"github.com/dir2mcp/dir2mcp/lib/store"
@@ -229,8 +229,15 @@ func TestExtractRefusesPathsOutsideRoot(t *testing.T) {
 			t.Errorf("%s: error code %s", d.RelPath, d.ErrorCode)
 		}
 	}
-	hits, _ := f.st.LexicalSearch(context.Background(), lexical.Term("outside"), store.ChunkFilter{}, store.DefaultFTSWeights, 5)
-	if len(hits) != 0 {
+	postings.Ensure(f.st, f.dir, nil)
+	if err := f.st.SyncPostings(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	kw, err := postings.Open(f.dir.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := kw.DocFreq("outside", 0); n != 0 {
 		t.Error("content from outside the root was indexed")
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/dir2mcp/dir2mcp/lib/config"
 	"github.com/dir2mcp/dir2mcp/lib/embed"
 	"github.com/dir2mcp/dir2mcp/lib/events"
+	"github.com/dir2mcp/dir2mcp/lib/postings"
 	"github.com/dir2mcp/dir2mcp/lib/record"
 	"github.com/dir2mcp/dir2mcp/lib/scan"
 	"github.com/dir2mcp/dir2mcp/lib/state"
@@ -70,6 +71,12 @@ func (j *Job) RunLocked(ctx context.Context) error {
 	if j.Progress == nil {
 		j.Progress = &Progress{}
 	}
+	// The chunks this job writes go into the keyword index.
+	postings.Ensure(j.Store, j.Dir, func(msg string) {
+		if j.Events != nil {
+			j.Events.Emit(events.Info, record.EvNotice, map[string]any{"message": msg})
+		}
+	})
 	if j.Full {
 		if err := j.reset(ctx); err != nil {
 			return err
@@ -144,6 +151,10 @@ func (j *Job) RunLocked(ctx context.Context) error {
 		}
 	}
 	if err := ctx.Err(); err != nil {
+		return err
+	}
+	// The run is complete when its chunks are searchable by keyword too.
+	if err := j.Store.SyncPostings(ctx); err != nil {
 		return err
 	}
 	return SavePolicy(ctx, j.Store, j.Config, j.Media)

@@ -1,11 +1,11 @@
 // Package lexical turns chunk text and user queries into the terms of the
-// full-text (FTS5/BM25) index. Code identifiers are indexed whole and split
-// into their camelCase/snake_case/digit parts, so `ReadFileHeader` is found
-// by "ReadFileHeader" (an exact, rare term) and by "read file header".
-// Queries are ORed term lists with FTS5 syntax escaped (fts.go is the only
-// place that writes FTS5 syntax): a natural-language question matches every
-// chunk sharing any of its words, and BM25 ranks chunks sharing more and
-// rarer words first.
+// keyword (BM25) index, lib/postings. Code identifiers are indexed whole
+// and split into their camelCase/snake_case/digit parts, so
+// `ReadFileHeader` is found by "ReadFileHeader" (an exact, rare term) and
+// by "read file header". Queries are ORed term lists (Expr, a structure,
+// never query syntax): a natural-language question matches every chunk
+// sharing any of its words, and BM25 ranks chunks sharing more and rarer
+// words first.
 package lexical
 
 import (
@@ -19,7 +19,7 @@ import (
 // (the FTS tokenizer lowercases and splits it, keeping '_' inside tokens)
 // followed by the parts of every compound identifier in s.
 func IndexText(s string) string {
-	var extra strings.Builder
+	var extra []byte
 	seen := map[string]struct{}{}
 	textsplit.EachWord(s, func(tok string) {
 		// A repeated word adds nothing, split or not.
@@ -27,19 +27,40 @@ func IndexText(s string) string {
 			return
 		}
 		seen[tok] = struct{}{}
-		parts := textsplit.SplitIdentifier(tok)
-		if len(parts) < 2 {
+		// tok is one word, so its parts are SplitIdentifier(tok): counted
+		// first, written lowercase only when there are two or more.
+		n := 0
+		textsplit.EachPart(tok, func(string) { n++ })
+		if n < 2 {
 			return
 		}
-		for _, p := range parts {
-			extra.WriteByte(' ')
-			extra.WriteString(p)
-		}
+		textsplit.EachPart(tok, func(p string) {
+			extra = append(extra, ' ')
+			extra = appendLower(extra, p)
+		})
 	})
-	if extra.Len() == 0 {
+	if len(extra) == 0 {
 		return s
 	}
-	return s + "\n" + extra.String()
+	return s + "\n" + string(extra)
+}
+
+// appendLower appends strings.ToLower(p) to b, without an allocation for
+// ASCII.
+func appendLower(b []byte, p string) []byte {
+	for i := 0; i < len(p); i++ {
+		if p[i] >= utf8.RuneSelf {
+			return append(b, strings.ToLower(p)...)
+		}
+	}
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b = append(b, c)
+	}
+	return b
 }
 
 // MaxQueryTerms bounds the terms of one query (long pasted text).

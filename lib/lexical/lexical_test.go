@@ -3,7 +3,9 @@ package lexical
 import (
 	"math"
 	"os"
+	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -37,7 +39,7 @@ func TestTerms(t *testing.T) {
 }
 
 func TestMatchQuotesEveryTerm(t *testing.T) {
-	got := string(Parse(`foo"bar OR baz*`).Match())
+	got := Parse(`foo"bar OR baz*`).Match().String()
 	want := `"foo" OR "bar" OR "baz"`
 	if got != want {
 		t.Errorf("Match = %s, want %s", got, want)
@@ -181,6 +183,54 @@ func TestWholePartIsEachPartsOnlyPart(t *testing.T) {
 		only := len(parts) == 1 && parts[0] == w
 		if wholePart(w) && !only {
 			t.Errorf("wholePart(%q) but EachPart yields %q", w, parts)
+		}
+	}
+}
+
+// indexTextRef is IndexText as first written (one SplitIdentifier per
+// distinct word): the reference the faster one must equal byte for byte.
+func indexTextRef(s string) string {
+	var extra strings.Builder
+	seen := map[string]struct{}{}
+	textsplit.EachWord(s, func(tok string) {
+		if _, ok := seen[tok]; ok {
+			return
+		}
+		seen[tok] = struct{}{}
+		parts := textsplit.SplitIdentifier(tok)
+		if len(parts) < 2 {
+			return
+		}
+		for _, p := range parts {
+			extra.WriteByte(' ')
+			extra.WriteString(p)
+		}
+	})
+	if extra.Len() == 0 {
+		return s
+	}
+	return s + "\n" + extra.String()
+}
+
+// IndexText is byte-identical to the reference on real source files (the
+// keyword index depends on it) and odd input.
+func TestIndexTextMatchesReference(t *testing.T) {
+	var texts []string
+	for _, dir := range []string{"strings", "net/http", "encoding/json", "unicode"} {
+		files, _ := filepath.Glob(filepath.Join(runtime.GOROOT(), "src", dir, "*.go"))
+		for _, f := range files {
+			if b, err := os.ReadFile(f); err == nil {
+				texts = append(texts, string(b))
+			}
+		}
+	}
+	texts = append(texts, "ÉcoleNormale HTTPServer getURLsFor(x) x86_64 ΑθήναΠόλη 日本Go版本2 \xff\xfe_a ___ A_b-C.d İstanbulCity")
+	if len(texts) < 10 {
+		t.Fatal("no Go sources read")
+	}
+	for _, s := range texts {
+		if got, want := IndexText(s), indexTextRef(s); got != want {
+			t.Fatalf("IndexText differs from the reference on %.80q", s)
 		}
 	}
 }

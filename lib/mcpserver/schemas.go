@@ -213,6 +213,18 @@ var statsOutput = `{
         },
         "required": ["file", "index_kind", "model", "dim", "count"]
       }
+    },
+    "keywords": {
+      "type": "object",
+      "description": "the keyword (BM25) index: chunks it holds, segment files, and logged chunk changes it does not hold yet",
+      "additionalProperties": false,
+      "properties": {
+        "file": {"type": "string"},
+        "chunks": {"type": "integer"},
+        "segments": {"type": "integer"},
+        "lag": {"type": "integer"}
+      },
+      "required": ["file", "chunks", "segments", "lag"]
     }
   },
   "required": ["root", "state_dir", "protocol_version", "indexing", "models"]

@@ -10,6 +10,7 @@ import (
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
 
 	"github.com/dir2mcp/dir2mcp/lib/indexer"
+	"github.com/dir2mcp/dir2mcp/lib/postings"
 	"github.com/dir2mcp/dir2mcp/lib/state"
 	"github.com/dir2mcp/dir2mcp/lib/store"
 	"github.com/dir2mcp/dir2mcp/lib/vector"
@@ -23,6 +24,7 @@ type statsResult struct {
 	Models          state.Models           `json:"models"`
 	Documents       statsDocs              `json:"documents"`
 	Vectors         map[string]statsVector `json:"vectors"`
+	Keywords        statsKeywords          `json:"keywords"`
 	// Replica is the stream position and lag of a serve replica
 	// (docs/scaling.md); omitted on a local index.
 	Replica any `json:"replica,omitempty"`
@@ -77,6 +79,16 @@ type statsVector struct {
 	LoadedAt  string `json:"loaded_at,omitempty"`
 }
 
+// statsKeywords describes the keyword (BM25) index.
+type statsKeywords struct {
+	File     string `json:"file"`
+	Chunks   int64  `json:"chunks"`
+	Segments int    `json:"segments"`
+	// Lag is how many logged chunk changes the index does not hold yet
+	// (while indexing, or while it is first built from the store).
+	Lag int64 `json:"lag"`
+}
+
 // IndexKindName describes the vector index implementation in stats.
 const IndexKindName = "segments-int8-f32 (int8 code scan, exact float32 re-scoring of the candidates)"
 
@@ -109,6 +121,14 @@ func (s *Server) stats(ctx context.Context, _ *args) (toolOut, error) {
 			v.LoadedAt = stt.LoadedAt.UTC().Format(time.RFC3339)
 		}
 		res.Vectors[kind] = v
+	}
+	res.Keywords = statsKeywords{File: postings.FileName}
+	if s.Engine.Keywords != nil {
+		kw := s.Engine.Keywords.Current()
+		res.Keywords.Chunks, res.Keywords.Segments = kw.Rows(), kw.Segments()
+		if last, err := s.Store.PostingsLast(ctx); err == nil {
+			res.Keywords.Lag = max(0, last-kw.Applied())
+		}
 	}
 	waiting, err := s.Store.WaitingDocuments(ctx)
 	if err != nil {

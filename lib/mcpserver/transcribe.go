@@ -145,8 +145,9 @@ func (s *Server) storedTranscript(ctx context.Context, t corpus.Target) *transcr
 }
 
 // storeReps stores representations a tool made for t (see
-// indexer.StoreReps), refreshes t when the index did not know it, and
-// tells Pending about chunks that await embedding.
+// indexer.StoreReps), refreshes t when the index did not know it, tells
+// Pending about chunks that await embedding, and waits for the keyword
+// index to hold them.
 func (s *Server) storeReps(ctx context.Context, t *corpus.Target, data []byte, reps []indexer.Rep, drop ...string) error {
 	added, err := indexer.StoreReps(ctx, s.Store, s.Root, indexer.ToolDoc{RelPath: t.Rel, DocType: t.DocType, Row: t.Doc, Known: t.Known, Member: t.ArchiveRel != ""},
 		data, reps, drop...)
@@ -160,6 +161,13 @@ func (s *Server) storeReps(ctx context.Context, t *corpus.Target, data []byte, r
 	}
 	if added > 0 && s.Pending != nil {
 		s.Pending()
+	}
+	// What the tool stored is searchable by keyword when it answers.
+	if err := s.Store.SyncPostings(ctx); err != nil {
+		return err
+	}
+	if s.Engine != nil && s.Engine.Keywords != nil {
+		return s.Engine.Keywords.Refresh()
 	}
 	return nil
 }

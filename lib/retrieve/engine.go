@@ -10,6 +10,7 @@ import (
 	"github.com/dir2mcp/dir2mcp/lib/config"
 	"github.com/dir2mcp/dir2mcp/lib/embed"
 	"github.com/dir2mcp/dir2mcp/lib/lexical"
+	"github.com/dir2mcp/dir2mcp/lib/postings"
 	"github.com/dir2mcp/dir2mcp/lib/record"
 	"github.com/dir2mcp/dir2mcp/lib/srcmap"
 	"github.com/dir2mcp/dir2mcp/lib/store"
@@ -23,6 +24,9 @@ type Engine struct {
 	Store *store.Store
 	// Vectors holds the vector file of each index kind (text, code).
 	Vectors map[string]*vector.Reloader
+	// Keywords is the keyword index (nil: searches find nothing by
+	// keyword).
+	Keywords *postings.Reloader
 	// Embedders embed queries for each index kind; a kind whose embedder ID
 	// differs from its vector file's model is searched lexically only.
 	Embedders map[string]embed.Embedder
@@ -147,10 +151,11 @@ func (e *Engine) Search(ctx context.Context, req Request) (Result, error) {
 		close(vecDone)
 	}
 	var weight map[string]float64 // of query terms, for snippets
+	kw := e.keywords()
 	if req.Mode != ModeVector {
 		var match lexical.Expr
-		match, weight = e.lexicalMatch(ctx, q.Terms)
-		lex, err := e.Store.LexicalSearch(ctx, columns(req.In, match), filter, store.DefaultFTSWeights, depth)
+		match, weight = e.lexicalMatch(kw, q.Terms)
+		lex, err := e.keywordSearch(ctx, kw, gen, columns(req.In, match), filter, depth)
 		if err != nil {
 			<-vecDone
 			return Result{}, err
@@ -164,7 +169,7 @@ func (e *Engine) Search(ctx context.Context, req Request) (Result, error) {
 	if req.Mode == ModeHybrid {
 		// Exact channel: chunks holding an identifier the query names.
 		if m := q.IdentMatch(); !m.Empty() {
-			ex, err := e.Store.LexicalSearch(ctx, columns(req.In, m), filter, store.DefaultFTSWeights, depth)
+			ex, err := e.keywordSearch(ctx, kw, gen, columns(req.In, m), filter, depth)
 			if err != nil {
 				<-vecDone
 				return Result{}, err
@@ -178,7 +183,7 @@ func (e *Engine) Search(ctx context.Context, req Request) (Result, error) {
 		// Definition channel: chunks whose context (the names code
 		// defines, the headings prose sits under) holds the one name the
 		// query is; fuse checks the name is there whole.
-		defs, err := e.Store.LexicalSearch(ctx, lexical.InColumns(lexical.Term(strings.ToLower(q.Name)), lexical.ColTitle), filter, store.DefaultFTSWeights, depth)
+		defs, err := e.keywordSearch(ctx, kw, gen, lexical.InColumns(lexical.Term(strings.ToLower(q.Name)), lexical.ColTitle), filter, depth)
 		if err != nil {
 			<-vecDone
 			return Result{}, err

@@ -14,6 +14,7 @@ import (
 	"github.com/dir2mcp/dir2mcp/lib/embed/hashing"
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
 	"github.com/dir2mcp/dir2mcp/lib/indexer"
+	"github.com/dir2mcp/dir2mcp/lib/postings"
 	"github.com/dir2mcp/dir2mcp/lib/record"
 	"github.com/dir2mcp/dir2mcp/lib/retrieve"
 	"github.com/dir2mcp/dir2mcp/lib/state"
@@ -86,12 +87,15 @@ func setup(t *testing.T) *env {
 		<-r.Ready()
 		vecs[k] = r
 	}
+	kw := postings.NewReloader(dir.Path, 0, false)
+	<-kw.Ready()
 	e := &env{st: st, dir: dir, root: root, embs: embs, cfg: cfg,
-		eng: &retrieve.Engine{Store: st, Vectors: vecs, Embedders: embs, Tuning: cfg.Search, Oversample: 5}}
+		eng: &retrieve.Engine{Store: st, Vectors: vecs, Keywords: kw, Embedders: embs, Tuning: cfg.Search, Oversample: 5}}
 	t.Cleanup(func() {
 		for _, r := range vecs {
 			r.Close()
 		}
+		kw.Close()
 		st.Close()
 	})
 	return e

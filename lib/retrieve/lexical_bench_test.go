@@ -15,42 +15,37 @@ import (
 	"github.com/dir2mcp/dir2mcp/lib/embed/hashing"
 	"github.com/dir2mcp/dir2mcp/lib/indexer"
 	"github.com/dir2mcp/dir2mcp/lib/lexical"
+	"github.com/dir2mcp/dir2mcp/lib/postings"
 	"github.com/dir2mcp/dir2mcp/lib/record"
 	"github.com/dir2mcp/dir2mcp/lib/state"
 	"github.com/dir2mcp/dir2mcp/lib/store"
 )
 
-// BenchmarkLexicalChannel times the full-text queries one search runs (the
+// BenchmarkKeywordChannel times the keyword queries one search runs (the
 // BM25 channel, the exact-identifier and the definition channel) per eval
-// query of the gostd sets, side by side on one index:
-//
-//   - fts5: ranked by FTS5's bm25(), which counts every phrase's rows on
-//     every query (the lexical channel before the cached counts);
-//   - cold: LexicalSearch on a store just opened, so counts are taken as
-//     queries first need them;
-//   - warm: LexicalSearch at rest, every count cached;
-//   - nocache: LexicalSearch with nothing cached, as while writes keep
-//     changing the generation (counts taken as bm25() takes them, lengths
-//     read from %_docsize).
+// query of the gostd sets, on the keyword index (lib/postings) of a state
+// dir: ms per query (mean and median), and the hits the channel found.
 //
 // The index is the state directory in DIR2MCP_BENCH_STATE (e.g. one of the
 // Go tree built by `dir2mcp index`), or else one built here of a few
-// packages of GOROOT/src.
-func BenchmarkLexicalChannel(b *testing.B) {
+// packages of GOROOT/src. `scripts/bench -baseline REF` measures whole
+// searches side by side with an older build (the FTS5 channel before
+// lib/postings).
+func BenchmarkKeywordChannel(b *testing.B) {
 	ctx := context.Background()
 	dir := os.Getenv("DIR2MCP_BENCH_STATE")
 	if dir == "" {
 		dir = benchIndex(b)
 	}
-	open := func() *store.Store {
-		st, err := store.Open(ctx, dir, store.Options{ReadOnly: true})
-		if err != nil {
-			b.Fatal(err)
-		}
-		return st
+	st, err := store.Open(ctx, dir, store.Options{ReadOnly: true})
+	if err != nil {
+		b.Fatal(err)
 	}
-	st := open()
 	defer st.Close()
+	kw, err := postings.Open(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
 	var qs []string
 	for _, set := range []string{"symbol", "package"} {
 		data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "eval", "gostd", set+".sample.queries.tsv"))
@@ -63,63 +58,53 @@ func BenchmarkLexicalChannel(b *testing.B) {
 			}
 		}
 	}
-	// Each query's expressions, as Search builds them.
 	e := &Engine{Store: st}
-	var exprs [][]lexical.Expr
-	for _, text := range qs {
-		q := lexical.Parse(text)
-		m, _ := e.lexicalMatch(ctx, q.Terms)
-		x := []lexical.Expr{m, q.IdentMatch()}
-		if q.Name != "" {
-			x = append(x, lexical.InColumns(lexical.Term(strings.ToLower(q.Name)), lexical.ColTitle))
+	// Each query's expressions, as Search builds them.
+	exprs := func() [][]lexical.Expr {
+		var out [][]lexical.Expr
+		for _, text := range qs {
+			q := lexical.Parse(text)
+			m, _ := e.lexicalMatch(kw, q.Terms)
+			x := []lexical.Expr{m, q.IdentMatch()}
+			if q.Name != "" {
+				x = append(x, lexical.InColumns(lexical.Term(strings.ToLower(q.Name)), lexical.ColTitle))
+			}
+			out = append(out, x)
 		}
-		exprs = append(exprs, x)
-	}
-	type searchFn func(context.Context, lexical.Expr, store.ChunkFilter, store.FTSWeights, int) ([]store.Scored, error)
-	run := func(fn searchFn, x []lexical.Expr) time.Duration {
+		return out
+	}()
+	hits := 0
+	run := func(x []lexical.Expr) time.Duration {
 		t0 := time.Now()
 		for _, m := range x {
-			if _, err := fn(ctx, m, store.ChunkFilter{}, store.DefaultFTSWeights, 100); err != nil {
+			h, err := e.keywordSearch(ctx, kw, 0, m, store.ChunkFilter{}, 100)
+			if err != nil {
 				b.Fatal(err)
 			}
+			hits += len(h)
 		}
 		return time.Since(t0)
 	}
-	for _, x := range exprs { // warm st's counts (and the page cache)
-		run(st.LexicalSearch, x)
+	for _, x := range exprs { // warm the page cache and the counts
+		run(x)
 	}
-	// The variants run query by query in turn, so each sees the same load.
-	names := []string{"fts5", "cold", "warm", "nocache"}
-	lat := make([][]time.Duration, len(names))
-	none := open()
-	defer none.Close()
+	var lat []time.Duration
+	hits = 0
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		cold := open()
-		for l := range lat {
-			lat[l] = lat[l][:0]
-		}
 		for _, x := range exprs {
-			b.StopTimer()
-			none.DropSearchCaches() // as after a write
-			b.StartTimer()
-			for l, fn := range []searchFn{st.LexicalSearchFTS5, cold.LexicalSearch, st.LexicalSearch, none.LexicalSearch} {
-				lat[l] = append(lat[l], run(fn, x))
-			}
+			lat = append(lat, run(x))
 		}
-		cold.Close()
 	}
 	b.StopTimer()
-	ms := func(d time.Duration) float64 { return float64(d) / 1e6 }
-	for l, name := range names {
-		var sum time.Duration
-		for _, d := range lat[l] {
-			sum += d
-		}
-		sort.Slice(lat[l], func(i, j int) bool { return lat[l][i] < lat[l][j] })
-		b.ReportMetric(ms(sum)/float64(len(lat[l])), name+"-ms/q")
-		b.ReportMetric(ms(lat[l][len(lat[l])/2]), name+"-p50-ms")
+	var sum time.Duration
+	for _, d := range lat {
+		sum += d
 	}
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	b.ReportMetric(float64(sum)/1e6/float64(len(lat)), "ms/q")
+	b.ReportMetric(float64(lat[len(lat)/2])/1e6, "p50-ms")
+	b.ReportMetric(float64(hits)/float64(len(lat)), "hits/q")
 	b.ReportMetric(0, "ns/op")
 }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/dir2mcp/dir2mcp/lib/lexical"
+	"github.com/dir2mcp/dir2mcp/lib/postings"
 	"github.com/dir2mcp/dir2mcp/lib/record"
 	"github.com/dir2mcp/dir2mcp/lib/store"
 )
@@ -36,6 +37,10 @@ func BenchmarkSnippets(b *testing.B) {
 		spec  focusSpec
 		metas []store.ChunkMeta
 	}
+	kw, err := postings.Open(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
 	var jobs []job
 	e := &Engine{Store: st}
 	for _, ln := range strings.Split(string(data), "\n") {
@@ -44,8 +49,8 @@ func BenchmarkSnippets(b *testing.B) {
 			continue
 		}
 		q := lexical.Parse(text)
-		m, weight := e.lexicalMatch(ctx, q.Terms)
-		lex, err := st.LexicalSearch(ctx, m, store.ChunkFilter{}, store.DefaultFTSWeights, 10)
+		m, weight := e.lexicalMatch(kw, q.Terms)
+		lex, err := e.keywordSearch(ctx, kw, 0, m, store.ChunkFilter{}, 10)
 		if err != nil {
 			b.Fatal(err)
 		}

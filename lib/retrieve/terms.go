@@ -1,42 +1,46 @@
 package retrieve
 
 import (
-	"context"
 	"math"
 	"sort"
 
 	"github.com/dir2mcp/dir2mcp/lib/lexical"
+	"github.com/dir2mcp/dir2mcp/lib/postings"
 )
 
-// Term selection. BM25 in FTS5 costs about a microsecond and a half per
-// row it scores, and an ORed query scores every row holding any of its
-// terms; a few common words ("returns", "file") match most of a code base.
-// So rows must contain one of the query's rarer terms: terms are taken
+// Term selection. An ORed query scores every row holding any of its
+// terms, and a few common words ("returns", "file") match most of a code
+// base. So rows must contain one of the query's rarer terms: terms are taken
 // rarest first while their document frequencies add up to at most
 // rowBudget (always at least the rarest one). All terms still count in the
 // BM25 score of those rows.
 const rowBudget = 4000
 
 // maxScoredShare drops from the scored expression terms found in more than
-// this share of chunks: their BM25 weight is near zero, yet FTS5 walks
-// each term's whole document list once per query to weigh it.
+// this share of chunks: their BM25 weight is near zero, yet weighing them
+// walks their long postings.
 const maxScoredShare = 0.3
 
-// lexicalMatch builds the FTS5 expression for a query's terms. The scored
+// lexicalMatch builds the keyword expression for a query's terms. The scored
 // part ORs every term that carries weight, so BM25 weighs all of them; when
 // the query has rarer terms, rows must also contain one of those (see
 // rowBudget): a row holding only common words is not worth scoring, and
 // scoring it is what makes an ORed query slow. It also returns each term's
 // weight for snippet focus, its inverse document frequency by stem (nil
 // for a one-term query).
-func (e *Engine) lexicalMatch(ctx context.Context, terms []string) (lexical.Expr, map[string]float64) {
+func (e *Engine) lexicalMatch(kw *postings.Snapshot, terms []string) (lexical.Expr, map[string]float64) {
 	if len(terms) <= 1 {
 		return lexical.AnyOf(terms), nil
 	}
-	dfs, total, err := e.Store.TermStats(ctx, terms)
-	if err != nil {
-		return lexical.AnyOf(terms), nil
+	dfs := make(map[string]int64, len(terms))
+	for _, t := range terms {
+		n, err := kw.DocFreq(t, postings.AllColumns)
+		if err != nil {
+			return lexical.AnyOf(terms), nil
+		}
+		dfs[t] = n
 	}
+	total := kw.Rows()
 	weight := make(map[string]float64, len(terms))
 	for _, t := range terms {
 		idf := math.Log(1 + float64(total+1)/float64(dfs[t]+1))

@@ -3,9 +3,7 @@ package retrieve
 import (
 	"context"
 	"fmt"
-	"slices"
 	"sort"
-	"strings"
 
 	"github.com/dir2mcp/dir2mcp/lib/embed"
 	"github.com/dir2mcp/dir2mcp/lib/store"
@@ -133,7 +131,7 @@ func (e *Engine) searchKind(ctx context.Context, gen store.Generation, ix *vecto
 		out := make([]vecHit, 0, depth)
 		for _, h := range raw {
 			r, ok := refs[h.Label]
-			if !ok || !passes(r, f) {
+			if !ok || !f.Passes(r) {
 				continue
 			}
 			out = append(out, vecHit{id: h.Label, sim: h.Score, ref: r})
@@ -146,20 +144,6 @@ func (e *Engine) searchKind(ctx context.Context, gen store.Generation, ix *vecto
 		}
 		want *= 4
 	}
-}
-
-// passes applies a chunk filter to chunk metadata.
-func passes(m store.ChunkRef, f store.ChunkFilter) bool {
-	if f.PathPrefix != "" && !strings.HasPrefix(m.RelPath, f.PathPrefix) || !store.Within(m.RelPath, f.Within) {
-		return false
-	}
-	if len(f.DocTypes) > 0 && !slices.Contains(f.DocTypes, m.DocType) {
-		return false
-	}
-	if len(f.IndexKinds) > 0 && !slices.Contains(f.IndexKinds, m.IndexKind) {
-		return false
-	}
-	return f.Match == nil || f.Match(m.RelPath)
 }
 
 func normalize(hs []vecHit) {

@@ -19,6 +19,9 @@ import (
 const (
 	IndexLock   = "index.lock"
 	VectorsLock = "vectors.lock"
+	// PostingsLock is held by the process maintaining the keyword index
+	// (lib/postings): any process that writes chunks may take it.
+	PostingsLock = "postings.lock"
 	// ConnectionLock is held by the HTTP server that owns connection.json
 	// for as long as it serves: only that server writes and removes the
 	// file, so a second server on the same state directory cannot replace

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
 	"github.com/dir2mcp/dir2mcp/lib/lexical"
@@ -52,7 +53,7 @@ type ChunkInput struct {
 	IndexBody string
 }
 
-// indexBody is what the full-text index holds as the chunk's body.
+// indexBody is what the keyword index holds as the chunk's body.
 func (p ChunkInput) indexBody() string {
 	if p.IndexBody != "" {
 		return p.IndexBody
@@ -133,8 +134,10 @@ func (tx *Tx) ReplaceRepresentation(doc DocRef, rep RepInput, pieces []ChunkInpu
 	}
 
 	kept := map[int64]bool{}
-	pathText := lexical.IndexText(doc.RelPath)
-	titleText := lexical.IndexText(doc.Title)
+	// The full-text columns, computed once and only if a postings hook
+	// wants them (see indexChunk).
+	pathText := sync.OnceValue(func() string { return lexical.IndexText(doc.RelPath) })
+	titleText := sync.OnceValue(func() string { return lexical.IndexText(doc.Title) })
 	for i, p := range pieces {
 		key := p.IndexKind + "\x00" + p.TextHash
 		if cands := reuse[key]; len(cands) > 0 {
@@ -149,7 +152,7 @@ func (tx *Tx) ReplaceRepresentation(doc DocRef, rep RepInput, pieces []ChunkInpu
 				return res, err
 			}
 			if doc.TitleChanged {
-				if err := tx.reindexFTS(o.id, pathText, withTrail(titleText, p.Context), p.indexBody()); err != nil {
+				if err := tx.indexChunk(o.id, p.IndexKind, pathText, func() string { return withTrail(titleText(), p.Context) }, p.indexBody); err != nil {
 					return res, err
 				}
 			}
@@ -165,7 +168,7 @@ func (tx *Tx) ReplaceRepresentation(doc DocRef, rep RepInput, pieces []ChunkInpu
 		if err := tx.insertSpan(id, p.Span, p.Lines); err != nil {
 			return res, err
 		}
-		if err := tx.insertFTS(id, pathText, withTrail(titleText, p.Context), p.indexBody()); err != nil {
+		if err := tx.indexChunk(id, p.IndexKind, pathText, func() string { return withTrail(titleText(), p.Context) }, p.indexBody); err != nil {
 			return res, err
 		}
 		c := record.NewChunk()
@@ -193,47 +196,6 @@ func withTrail(titleText, context string) string {
 		return titleText
 	}
 	return titleText + "\n" + lexical.IndexText(context)
-}
-
-// insertFTS indexes a chunk; body is lexical.IndexText of its text. The
-// row is queued and written by flushFTS, before the transaction's next
-// other full-text statement or its commit: FTS5 writes out its pending
-// terms as a new segment at the start of every statement that opens a
-// statement journal (each chunks insert does, for its foreign keys), so
-// interleaved inserts made one segment per chunk and merging them cost
-// more than the inserts. Full-text statements keep their order.
-func (tx *Tx) insertFTS(id int64, pathText, titleText, body string) error {
-	tx.fts = append(tx.fts, ftsRow{id, pathText, titleText, body})
-	return nil
-}
-
-// ftsRow is a queued insertFTS.
-type ftsRow struct {
-	id                int64
-	path, title, body string
-}
-
-// flushFTS writes the queued full-text rows.
-func (tx *Tx) flushFTS() error {
-	for i, r := range tx.fts {
-		if _, err := tx.tx.Exec("INSERT INTO chunks_fts (rowid, path, title, body) VALUES (?, ?, ?, ?)",
-			r.id, r.path, r.title, r.body); err != nil {
-			return err
-		}
-		tx.fts[i] = ftsRow{}
-	}
-	tx.fts = tx.fts[:0]
-	return nil
-}
-
-func (tx *Tx) reindexFTS(id int64, pathText, titleText, body string) error {
-	if err := tx.flushFTS(); err != nil {
-		return err
-	}
-	if _, err := tx.tx.Exec("DELETE FROM chunks_fts WHERE rowid = ?", id); err != nil {
-		return err
-	}
-	return tx.insertFTS(id, pathText, titleText, body)
 }
 
 func (tx *Tx) insertSpan(id int64, sp record.Span, lines srcmap.Map) error {
@@ -287,18 +249,18 @@ func (tx *Tx) liveChunkIDs(q string, args ...any) ([]int64, error) {
 	return ids, rows.Err()
 }
 
-// tombstoneChunks marks chunks deleted and removes them from the FTS index.
+// tombstoneChunks marks chunks deleted and logs their removal from the
+// keyword index.
 func (tx *Tx) tombstoneChunks(ids []int64) error {
+	for _, id := range ids {
+		if err := tx.logPostings(PostingsChange{ChunkID: id}); err != nil {
+			return err
+		}
+	}
 	for len(ids) > 0 {
 		n := min(len(ids), 500)
 		in, args := inList(ids[:n])
 		if _, err := tx.tx.Exec("UPDATE chunks SET deleted = 1 WHERE chunk_id IN ("+in+")", args...); err != nil {
-			return err
-		}
-		if err := tx.flushFTS(); err != nil {
-			return err
-		}
-		if _, err := tx.tx.Exec("DELETE FROM chunks_fts WHERE rowid IN ("+in+")", args...); err != nil {
 			return err
 		}
 		ids = ids[n:]
@@ -411,13 +373,15 @@ func (s *Store) RepContent(ctx context.Context, docID int64, repType string) (co
 	return c.String, metaJSON, c.Valid, nil
 }
 
-// ResetContent discards every representation, chunk and full-text row and
-// forgets document hashes, so the next run rebuilds everything (reindex).
-// Documents stay (as rows) so list_files keeps working meanwhile.
+// ResetContent discards every representation and chunk (logging the
+// keyword index's reset) and forgets document hashes, so the next run
+// rebuilds everything (reindex). Documents stay (as rows) so list_files
+// keeps working meanwhile.
 func (tx *Tx) ResetContent() error {
-	tx.fts = tx.fts[:0] // deleted with the rest
+	if err := tx.logPostings(PostingsChange{}); err != nil {
+		return err
+	}
 	for _, q := range []string{
-		"INSERT INTO chunks_fts(chunks_fts) VALUES('delete-all')",
 		"DELETE FROM spans",
 		"DELETE FROM chunks",
 		"DELETE FROM representations",

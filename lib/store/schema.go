@@ -12,7 +12,7 @@ import (
 // SchemaVersion is the schema this build writes (PRAGMA user_version).
 // A store with a higher version was written by a newer dir2mcp and is refused
 // with INDEX_VERSION_MISMATCH; lower versions are migrated forward in order.
-const SchemaVersion = 5
+const SchemaVersion = 6
 
 // migrations[i] upgrades a store from version i to i+1.
 var migrations = []string{
@@ -110,6 +110,19 @@ DELETE FROM settings WHERE key = 'scan_policy';
 	`
 DROP INDEX chunks_counts;
 CREATE INDEX chunks_counts ON chunks(index_kind, embedding_status, deleted, embed_model);
+`,
+	// 5 → 6: the keyword index moves out of SQLite into postings files
+	// (lib/postings), which apply the changes the store logs; the index
+	// is rebuilt from the chunks once, and tied to this store by its id.
+	`
+DROP TABLE IF EXISTS chunks_fts_vocab;
+DROP TABLE IF EXISTS chunks_fts;
+CREATE TABLE postings_log (
+  seq      INTEGER PRIMARY KEY AUTOINCREMENT,
+  chunk_id INTEGER NOT NULL
+);
+INSERT INTO settings (key, value) VALUES ('store_id', lower(hex(randomblob(16))))
+  ON CONFLICT(key) DO NOTHING;
 `,
 }
 

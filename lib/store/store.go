@@ -1,6 +1,6 @@
 // Package store is dir2mcp's metadata store: meta.sqlite in the state
 // directory, holding documents, representations, chunks, spans, settings and
-// the FTS5 index over chunk text (SPEC §5).
+// the log of changes the keyword index (lib/postings) applies (SPEC §5).
 //
 // A Store opened for writing holds one writer connection whose transactions
 // take the write lock at BEGIN; readers use a separate pool and, thanks to
@@ -17,6 +17,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sync"
 
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
 	sqlite3 "github.com/mattn/go-sqlite3"
@@ -30,10 +31,11 @@ type Store struct {
 	path string
 	rd   *sql.DB // read pool (query_only)
 	wr   *sql.DB // single writer connection; nil when read-only
-	// stats caches full-text document frequencies per generation.
-	stats termStats
-	// lens holds the rows' token counts for ranking.
-	lens docLens
+
+	attachMu   sync.Mutex // serializes AttachPostingsOnce
+	hookMu     sync.Mutex
+	onPostings func([]PostingsChange)
+	maint      PostingsMaintainer
 }
 
 // Options control how a Store is opened.
@@ -79,10 +81,6 @@ func Open(ctx context.Context, stateDir string, opt Options) (*Store, error) {
 	if opt.ReadOnly {
 		wr.Close()
 	} else {
-		if err := s.withRetry(ctx, func() error { return tuneFTS(ctx, wr) }); err != nil {
-			wr.Close()
-			return nil, err
-		}
 		s.wr = wr
 	}
 	rd, err := sql.Open(driverName, dsn(path, true))
@@ -97,10 +95,17 @@ func Open(ctx context.Context, stateDir string, opt Options) (*Store, error) {
 	return s, nil
 }
 
-// Close closes all connections.
+// Close stops the keyword index maintainer, if any, and closes all
+// connections.
 func (s *Store) Close() error {
+	s.hookMu.Lock()
+	m := s.maint
+	s.maint = nil
+	s.hookMu.Unlock()
+	if m != nil {
+		m.Close()
+	}
 	var errs []error
-	s.dropLens()
 	if s.rd != nil {
 		errs = append(errs, s.rd.Close())
 	}
@@ -147,27 +152,28 @@ func dsn(path string, readOnly bool) string {
 type Tx struct {
 	tx  *sql.Tx
 	now int64
-	fts []ftsRow // full-text rows not yet written (see insertFTS)
+	// hook receives changes after the commit (see OnPostings).
+	hook    func([]PostingsChange)
+	changes []PostingsChange
 }
 
 // Update runs fn in one write transaction, committing if fn returns nil.
 // Busy/locked conditions are retried with backoff; fn may therefore run more
-// than once and must not have side effects outside the transaction.
+// than once and must not have side effects outside the transaction. After
+// the commit, the postings hook (OnPostings) gets the transaction's
+// changes.
 func (s *Store) Update(ctx context.Context, fn func(*Tx) error) error {
 	if s.wr == nil {
 		return errcode.New(errcode.Internal, "store opened read-only")
 	}
-	return s.withRetry(ctx, func() error {
+	var done *Tx
+	err := s.withRetry(ctx, func() error {
 		sqlTx, err := s.wr.BeginTx(ctx, nil)
 		if err != nil {
 			return err
 		}
-		tx := &Tx{tx: sqlTx, now: nowUnix()}
+		tx := &Tx{tx: sqlTx, now: nowUnix(), hook: s.postingsHook()}
 		if err := fn(tx); err != nil {
-			_ = sqlTx.Rollback()
-			return err
-		}
-		if err := tx.flushFTS(); err != nil {
 			_ = sqlTx.Rollback()
 			return err
 		}
@@ -175,8 +181,16 @@ func (s *Store) Update(ctx context.Context, fn func(*Tx) error) error {
 			_ = sqlTx.Rollback()
 			return err
 		}
-		return sqlTx.Commit()
+		if err := sqlTx.Commit(); err != nil {
+			return err
+		}
+		done = tx
+		return nil
 	})
+	if err == nil && done.hook != nil && len(done.changes) > 0 {
+		done.hook(done.changes)
+	}
+	return err
 }
 
 func (s *Store) writeErr(err error) error {
@@ -200,4 +214,20 @@ func wrapRead(err error, what string) error {
 		return nil
 	}
 	return errcode.Wrap(errcode.StoreCorrupt, err, "%s: %v", what, err)
+}
+
+// inSnapshot runs fn in a read transaction, with the generation its
+// snapshot is at.
+func (s *Store) inSnapshot(ctx context.Context, fn func(tx *sql.Tx, gen Generation) error) error {
+	tx, err := s.rd.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return wrapRead(err, "begin read")
+	}
+	defer tx.Rollback()
+	var g int64
+	err = tx.QueryRowContext(ctx, "SELECT CAST(value AS INTEGER) FROM settings WHERE key = 'generation'").Scan(&g)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return wrapRead(err, "read generation")
+	}
+	return fn(tx, Generation(g))
 }

@@ -5,12 +5,12 @@ import (
 	"database/sql"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
-	"github.com/dir2mcp/dir2mcp/lib/lexical"
 	"github.com/dir2mcp/dir2mcp/lib/record"
 )
 
@@ -60,16 +60,33 @@ func put(t *testing.T, s *Store, rel, repHash string, texts ...string) RepResult
 	return res
 }
 
-func search(t *testing.T, s *Store, q string) []int64 {
+// search returns the chunks the postings log says are indexed with a
+// body holding word (lowercase), ascending: the log folded change by
+// change, as the keyword index applies it.
+func search(t *testing.T, s *Store, word string) []int64 {
 	t.Helper()
-	hits, err := s.LexicalSearch(context.Background(), lexical.Parse(q).Match(), ChunkFilter{}, DefaultFTSWeights, 10)
+	cs, _, err := s.PostingsChanges(context.Background(), 0, 1<<20)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ids []int64
-	for _, h := range hits {
-		ids = append(ids, h.ChunkID)
+	live := map[int64]string{}
+	for _, c := range cs {
+		switch {
+		case c.ChunkID == 0:
+			clear(live)
+		case c.Live:
+			_, _, live[c.ChunkID] = c.Columns()
+		default:
+			delete(live, c.ChunkID)
+		}
 	}
+	var ids []int64
+	for id, body := range live {
+		if strings.Contains(strings.ToLower(body), word) {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
 	return ids
 }
 
@@ -103,6 +120,57 @@ func TestReplaceRepresentationReusesUnchangedChunks(t *testing.T) {
 	}
 }
 
+// The postings log records each change with the chunk's content (the
+// hook gets it as committed, a read back gets the current content), and a
+// reset.
+func TestPostingsLog(t *testing.T) {
+	s, _ := openTest(t)
+	ctx := context.Background()
+	var hooked []PostingsChange
+	s.OnPostings(func(cs []PostingsChange) { hooked = append(hooked, cs...) })
+	r := put(t, s, "pkg/reader.go", "1", "func ReadFileHeader() {}", "second chunk")
+	if len(hooked) != 2 || !hooked[0].Live || hooked[0].ChunkID != r.Added[0].ChunkID || hooked[0].Kind != record.KindCode ||
+		!strings.Contains(hooked[0].Body, "ReadFileHeader") || !strings.Contains(hooked[0].Body, "read file header") ||
+		!strings.Contains(hooked[0].Path, "reader") || hooked[1].Seq != hooked[0].Seq+1 {
+		t.Fatalf("hooked = %+v", hooked)
+	}
+	back, last, err := s.PostingsChanges(ctx, 0, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last != hooked[1].Seq || len(back) != 2 {
+		t.Fatalf("read back %+v (last %d), hooked %+v", back, last, hooked)
+	}
+	for i := range back {
+		p, ti, b := back[i].Columns()
+		hp, hti, hb := hooked[i].Columns()
+		if back[i].Seq != hooked[i].Seq || back[i].ChunkID != hooked[i].ChunkID || p != hp || ti != hti || b != hb {
+			t.Errorf("read back %d: %q %q %q, hooked %q %q %q", i, p, ti, b, hp, hti, hb)
+		}
+	}
+	put(t, s, "pkg/reader.go", "2", "func ReadFileHeader() {}") // second chunk removed
+	if got := search(t, s, "second"); len(got) != 0 {
+		t.Errorf("removed chunk still indexed: %v", got)
+	}
+	if err := s.Update(ctx, func(tx *Tx) error { return tx.ResetContent() }); err != nil {
+		t.Fatal(err)
+	}
+	if got := search(t, s, "readfileheader"); len(got) != 0 {
+		t.Errorf("after reset: %v", got)
+	}
+	// Pruned entries are gone from the log; the last sequence stays.
+	last2, _ := s.PostingsLast(ctx)
+	if err := s.PrunePostingsLog(ctx, last2); err != nil {
+		t.Fatal(err)
+	}
+	if cs, l, _ := s.PostingsChanges(ctx, 0, 10); len(cs) != 0 || l != last2 {
+		t.Errorf("after prune: %d changes, last %d (want %d)", len(cs), l, last2)
+	}
+	if id, _ := s.ID(ctx); len(id) != 32 {
+		t.Errorf("store id %q", id)
+	}
+}
+
 func TestTombstoneRemovesFromSearchAndMeta(t *testing.T) {
 	s, _ := openTest(t)
 	r := put(t, s, "gone.go", "h", "uniqueword here")
@@ -128,47 +196,6 @@ func TestTombstoneRemovesFromSearchAndMeta(t *testing.T) {
 	d, ok, _ := s.Document(context.Background(), "gone.go")
 	if !ok || !d.Deleted {
 		t.Errorf("document not tombstoned: %+v", d)
-	}
-}
-
-func TestLexicalSearchORsTermsAndSplitsIdentifiers(t *testing.T) {
-	s, _ := openTest(t)
-	a := put(t, s, "reader.go", "1", "func (tr *Reader) ReadFileHeader() error { return nil }")
-	b := put(t, s, "notes.md", "2", "the archive format stores a header per entry")
-	// A question sharing only some words still matches (terms are ORed).
-	if got := search(t, s, "how does the tar archive store each entry?"); len(got) == 0 || got[0] != b.Added[0].ChunkID {
-		t.Errorf("question search = %v, want notes chunk first", got)
-	}
-	// Identifier parts match words, and the whole identifier matches exactly.
-	if got := search(t, s, "read file header"); len(got) == 0 || got[0] != a.Added[0].ChunkID {
-		t.Errorf("split search = %v", got)
-	}
-	if got := search(t, s, "ReadFileHeader"); len(got) == 0 || got[0] != a.Added[0].ChunkID {
-		t.Errorf("identifier search = %v", got)
-	}
-	// FTS5 syntax in user input is inert.
-	for _, q := range []string{`"unbalanced`, `NEAR(a b)`, `header*`, `col:header`, `-header`, `a AND OR NOT`, `'); DROP TABLE chunks; --`} {
-		if _, err := s.LexicalSearch(context.Background(), lexical.Parse(q).Match(), ChunkFilter{}, DefaultFTSWeights, 5); err != nil {
-			t.Errorf("query %q: %v", q, err)
-		}
-	}
-}
-
-func TestFilters(t *testing.T) {
-	s, _ := openTest(t)
-	put(t, s, "lib/a.go", "1", "shared term")
-	put(t, s, "docs/b.go", "2", "shared term")
-	got, err := s.LexicalSearch(context.Background(), lexical.Parse("shared").Match(), ChunkFilter{PathPrefix: "lib/"}, DefaultFTSWeights, 10)
-	if err != nil || len(got) != 1 || got[0].RelPath != "lib/a.go" {
-		t.Fatalf("prefix filter: %+v %v", got, err)
-	}
-	got, _ = s.LexicalSearch(context.Background(), lexical.Parse("shared").Match(), ChunkFilter{Match: func(p string) bool { return p == "docs/b.go" }}, DefaultFTSWeights, 10)
-	if len(got) != 1 || got[0].RelPath != "docs/b.go" {
-		t.Fatalf("match filter: %+v", got)
-	}
-	got, _ = s.LexicalSearch(context.Background(), lexical.Parse("shared").Match(), ChunkFilter{DocTypes: []string{"md"}}, DefaultFTSWeights, 10)
-	if len(got) != 0 {
-		t.Fatalf("doc type filter: %+v", got)
 	}
 }
 

@@ -46,8 +46,10 @@ type Replica struct {
 	dirty      map[string]bool
 	lastAttach time.Time
 	attachCost time.Duration
-	emb        *indexer.Embedding
-	cache      map[string]*stored
+	// unsynced: applied records the keyword index may not hold yet.
+	unsynced bool
+	emb      *indexer.Embedding
+	cache    map[string]*stored
 }
 
 // Status is what stats reports about a replica.
@@ -154,9 +156,17 @@ func (r *Replica) follow(ctx context.Context) error {
 		if err := r.attachDirty(ctx, len(msgs) == 0); err != nil {
 			return err
 		}
+		// Idle: what was applied becomes searchable by keyword before the
+		// replica reports itself caught up.
+		if len(msgs) == 0 && r.unsynced {
+			if err := r.Store.SyncPostings(ctx); err != nil {
+				return err
+			}
+			r.unsynced = false
+		}
 		if info := cons.CachedInfo(); info != nil {
 			r.lag.Store(info.NumPending)
-			r.caught.Store(info.NumPending == 0 && len(msgs) == 0 && len(r.dirty) == 0)
+			r.caught.Store(info.NumPending == 0 && len(msgs) == 0 && len(r.dirty) == 0 && !r.unsynced)
 		}
 	}
 	return nil
@@ -220,6 +230,7 @@ func (r *Replica) apply(ctx context.Context, msgs []jetstream.Msg) error {
 		return err
 	}
 	r.applied.Store(last)
+	r.unsynced = true
 	if r.dirty == nil {
 		r.dirty = map[string]bool{}
 	}

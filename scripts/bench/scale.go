@@ -35,6 +35,7 @@ type scaleResult struct {
 	growth                  string
 	chunks                  int64
 	sqliteBytes, vecBytes   int64
+	kwBytes                 int64 // the keyword index (postings files)
 	connect, settled        time.Duration
 	idleKB, afterLoadKB     int64
 	idleFileKB, afterFileKB int64 // of which file-backed (mapped vector segments, the binary)
@@ -131,7 +132,7 @@ func measureCorpus(c scaleCorpus, o scaleOptions) (scaleResult, error) {
 	if c.fake != nil {
 		r.embedInputs = c.fake.inputs.Load() - inputs0
 	}
-	r.sqliteBytes, r.vecBytes = stateSizes(state)
+	r.sqliteBytes, r.vecBytes, r.kwBytes = stateSizes(state)
 	fmt.Printf("  indexed in %s, peak RSS %s, %d chunks\n", r.index.Round(time.Second), mb(r.peakKB), r.chunks)
 
 	// A no-op restart: `up` on the unchanged tree.
@@ -233,9 +234,10 @@ func startDir2mcp(bin string, env []string, heapProfile string, args ...string) 
 	return cmd, stdout, err
 }
 
-// stateSizes sums the SQLite files (meta.sqlite with its WAL) and the
-// vector files and segments of a state dir.
-func stateSizes(state string) (sqlite, vectors int64) {
+// stateSizes sums the SQLite files (meta.sqlite with its WAL), the
+// vector files and segments, and the keyword index's files of a state
+// dir.
+func stateSizes(state string) (sqlite, vectors, keywords int64) {
 	filepath.WalkDir(state, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return nil
@@ -252,10 +254,12 @@ func stateSizes(state string) (sqlite, vectors int64) {
 			sqlite += fi.Size()
 		case strings.HasPrefix(top, "vectors"):
 			vectors += fi.Size()
+		case strings.HasPrefix(top, "postings"):
+			keywords += fi.Size()
 		}
 		return nil
 	})
-	return sqlite, vectors
+	return sqlite, vectors, keywords
 }
 
 // upServer is a running `dir2mcp up` with a connected client.
@@ -411,8 +415,8 @@ func scaleTable(cs []scaleCorpus, rs []scaleResult) {
 			}
 			return fmt.Sprint(r.embedInputs)
 		}},
-		{"on disk: SQLite / vectors", func(r scaleResult) string {
-			return fmt.Sprintf("%.0f MB / %.0f MB", float64(r.sqliteBytes)/1e6, float64(r.vecBytes)/1e6)
+		{"on disk: SQLite / vectors / keyword index", func(r scaleResult) string {
+			return fmt.Sprintf("%.0f MB / %.0f MB / %.0f MB", float64(r.sqliteBytes)/1e6, float64(r.vecBytes)/1e6, float64(r.kwBytes)/1e6)
 		}},
 		{"search p50 / p99 over MCP, k=10", func(r scaleResult) string { return r.p50.String() + " / " + r.p99.String() }},
 		{"concurrent clients: search calls/s", func(r scaleResult) string {

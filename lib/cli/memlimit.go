@@ -1,0 +1,23 @@
+package cli
+
+import (
+	"os"
+	"runtime/debug"
+)
+
+// indexMemoryLimit is the Go runtime's soft memory limit in a process
+// that indexes. Indexing allocates briskly (file bytes, chunk text,
+// tokens, vectors) while keeping little (bounded batches: ~100-200 MB
+// live on the Linux kernel source); with only the default pacing the heap
+// may grow to twice the live set and, on a loaded machine whose GC
+// workers get little CPU, well beyond. Under the limit the collector
+// runs as the process nears it. A larger live set still works: past
+// the limit the runtime bounds the collector's CPU share instead.
+const indexMemoryLimit = 512 << 20
+
+// limitIndexMemory applies indexMemoryLimit unless GOMEMLIMIT sets one.
+func limitIndexMemory() {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(indexMemoryLimit)
+	}
+}

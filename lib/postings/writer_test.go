@@ -1,0 +1,126 @@
+package postings
+
+import (
+	"math/rand"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// A Writer's flushes and merges keep the index equal to FTS5 on the same
+// changes; a reopened writer and a reader see the same index; files of
+// merged-away segments are removed.
+func TestWriterFlushMergeReopen(t *testing.T) {
+	dir := t.TempDir()
+	w, err := OpenWriter(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Reset("store-1")
+	ref := newFTSTable(t)
+	r := rand.New(rand.NewSource(2))
+	next := int64(1)
+	for round := range 30 {
+		var bt batch
+		for range 40 + r.Intn(40) {
+			bt.add = append(bt.add, randomDoc(r, next))
+			next++
+		}
+		for range 5 {
+			bt.add = append(bt.add, randomDoc(r, 1+r.Int63n(next-1)))
+			bt.del = append(bt.del, 1+r.Int63n(next-1))
+		}
+		if round%7 == 0 { // packed frequencies' exceptions survive merges
+			bt.add = append(bt.add, Doc{ID: next, Kind: "code", Cols: [numCols]string{
+				strings.Repeat("buffer ", 9), strings.Repeat("reader ", 12), strings.Repeat("read ", 1500) + "tls"}})
+			next++
+		}
+		ref.apply(t, bt)
+		if err := w.Add(bt.add); err != nil {
+			t.Fatal(err)
+		}
+		w.Delete(bt.del)
+		if err := w.Flush(int64(round + 1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if w.Snapshot().Segments() >= 30 {
+		t.Fatalf("%d segments after 30 flushes: no merge happened", w.Snapshot().Segments())
+	}
+	ents, _ := os.ReadDir(filepath.Join(dir, SegmentDir))
+	if len(ents) != w.Snapshot().Segments() {
+		t.Errorf("%d segment files, %d listed", len(ents), w.Snapshot().Segments())
+	}
+	reader, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w2, err := OpenWriter(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w2.StoreID() != "store-1" || w2.Applied() != 30 || reader.Applied() != 30 {
+		t.Fatalf("reopened: store %q applied %d / %d", w2.StoreID(), w2.Applied(), reader.Applied())
+	}
+	for _, s := range []*Snapshot{w.Snapshot(), reader, w2.Snapshot()} {
+		for _, q := range []Query{
+			{Groups: [][]string{{"read", "buffer", "tls"}}},
+			{Groups: [][]string{{"instance"}, {"returns", "first", "instance"}}},
+			{Groups: [][]string{{"reader"}}, Cols: 1 << ColTitle, Kinds: []string{"code"}},
+			{Groups: [][]string{{"read", "buffer"}}},
+		} {
+			q.Weights, q.Limit = defaultWeights, 50
+			got, err := s.Search(q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := ref.search(t, q); !slices.Equal(got, want) {
+				t.Errorf("%s: got %v, want %v", expr(q), head(got), head(want))
+			}
+		}
+	}
+	// Everything merged into one segment drops the tombstones and dead rows.
+	if err := w2.merge(0); err != nil {
+		t.Fatal(err)
+	}
+	if s := w2.Snapshot(); s.Segments() != 1 || int64(len(s.segs[0].ids)) != s.Rows() || len(s.segs[0].tombs) != 0 {
+		t.Errorf("full merge: %d segments, %d rows stored, %d live, %d tombstones", s.Segments(), len(s.segs[0].ids), s.Rows(), len(s.segs[0].tombs))
+	}
+}
+
+// A segment damaged on disk is refused with STORE_CORRUPT, by the writer
+// when it merges and by readers when the header or tables are wrong;
+// never a crash.
+func TestDamagedSegment(t *testing.T) {
+	dir := t.TempDir()
+	w, _ := OpenWriter(dir)
+	w.Reset("s")
+	r := rand.New(rand.NewSource(3))
+	var docs []Doc
+	for i := range 200 {
+		docs = append(docs, randomDoc(r, int64(i+1)))
+	}
+	w.Add(docs)
+	if err := w.Flush(1); err != nil {
+		t.Fatal(err)
+	}
+	path := segPath(dir, w.man.Segments[0].Seq)
+	data, _ := os.ReadFile(path)
+	for _, at := range []int{10, 200, len(data) / 2, len(data) - 3} {
+		bad := slices.Clone(data)
+		bad[at] ^= 0x5a
+		os.WriteFile(path, bad, 0o600)
+		s, err := Open(dir)
+		if err != nil {
+			continue // refused at open
+		}
+		if _, err := s.Search(Query{Groups: [][]string{{"read", "file"}}, Weights: defaultWeights, Limit: 10}); err != nil {
+			continue
+		}
+		if err := s.segs[0].verify(); err == nil {
+			t.Errorf("byte %d flipped: verify found nothing", at)
+		}
+	}
+}
