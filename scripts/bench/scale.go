@@ -36,6 +36,7 @@ type scaleResult struct {
 	chunks                  int64
 	sqliteBytes, vecBytes   int64
 	connect, settled        time.Duration
+	split                   connectSplit
 	idleKB, afterLoadKB     int64
 	idleFileKB, afterFileKB int64 // of which file-backed (mapped vector segments, the binary)
 	p50, p99                time.Duration
@@ -142,7 +143,7 @@ func measureCorpus(c scaleCorpus, o scaleOptions) (scaleResult, error) {
 		return r, err
 	}
 	defer up.stop()
-	r.connect, r.settled = up.connect, up.settled
+	r.connect, r.settled, r.split = up.connect, up.settled, up.split
 	time.Sleep(3 * time.Second) // idle: nothing asked of it since it settled
 	r.idleKB, r.idleFileKB = procStatusKB(up.pid, "VmRSS"), procStatusKB(up.pid, "RssFile")
 	lat, _, err := searchLatency(up.client, o.qs)
@@ -264,7 +265,20 @@ type upServer struct {
 	client           *mcpclient.Client
 	opts             mcpclient.Options
 	connect, settled time.Duration
+	split            connectSplit
 	stop             func()
+}
+
+// connectSplit is where a restart's connect time goes, each from the
+// process start: the connection event on stdout, connection.json (and
+// the token) read, the session initialized, the first ping answered.
+type connectSplit struct {
+	event, conn, initialized, ping time.Duration
+}
+
+func (c connectSplit) String() string {
+	r := func(d time.Duration) string { return d.Round(time.Millisecond).String() }
+	return r(c.event) + " / " + r(c.initialized) + " / " + r(c.ping)
 }
 
 // startUp starts `dir2mcp up` over an existing index and returns once its
@@ -305,10 +319,13 @@ func startUp(bin, corpus, state string, env []string, heapProfile string) (*upSe
 		kill()
 		return nil, fmt.Errorf("up printed no connection event within 60s")
 	}
+	u.split.event = time.Since(begin)
 	ctx := context.Background()
 	u.opts, err = mcpclient.FromStateDir(state)
+	u.split.conn = time.Since(begin)
 	if err == nil {
 		u.client, err = mcpclient.Dial(ctx, u.opts)
+		u.split.initialized = time.Since(begin)
 	}
 	if err == nil {
 		err = u.client.Session.Ping(ctx, nil)
@@ -318,6 +335,7 @@ func startUp(bin, corpus, state string, env []string, heapProfile string) (*upSe
 		return nil, err
 	}
 	u.connect = time.Since(begin)
+	u.split.ping = u.connect
 	select {
 	case u.settled = <-complete:
 	case <-time.After(10 * time.Minute):
@@ -433,6 +451,7 @@ func scaleTable(cs []scaleCorpus, rs []scaleResult) {
 		{"no-op restart: connect / settled", func(r scaleResult) string {
 			return r.connect.Round(10*time.Millisecond).String() + " / " + r.settled.Round(10*time.Millisecond).String()
 		}},
+		{"  connect split: connection event / initialized / ping", func(r scaleResult) string { return r.split.String() }},
 		{"plain lstat walk (first / before restart)", func(r scaleResult) string {
 			return r.walk.Round(time.Millisecond).String() + " / " + r.walkAgain.Round(time.Millisecond).String()
 		}},
