@@ -34,6 +34,8 @@ type Store struct {
 	stats termStats
 	// lens holds the rows' token counts for ranking.
 	lens docLens
+	// counts memoizes Counts per generation (derived.go).
+	counts countsMemo
 }
 
 // Options control how a Store is opened.
