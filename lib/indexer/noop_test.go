@@ -3,9 +3,14 @@ package indexer
 import (
 	"context"
 	"database/sql"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/dir2mcp/dir2mcp/lib/record"
 	"github.com/dir2mcp/dir2mcp/lib/store"
+	"github.com/dir2mcp/dir2mcp/lib/vector"
 )
 
 // A run over an unchanged tree writes no document row: unchanged,
@@ -50,5 +55,64 @@ func TestNoOpRunWritesNoDocumentRows(t *testing.T) {
 	rows.Close()
 	if len(written) > 0 {
 		t.Errorf("a no-op run wrote document rows: %v", written)
+	}
+}
+
+// A run ends by recording (Seal) that the vector files and the store
+// agree. The next no-op run then neither reads the vector files nor
+// changes the store's generation (which keeps the counts and search
+// statistics derived from it); a run that writes vectors still verifies
+// every segment first.
+func TestNoOpRunTrustsSealedVectorFiles(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, map[string]string{"a.go": codeFile(30, "x"), "b.md": "# B\n\nprose\n"})
+	f.run(hasher(t, 64))
+	gen, err := f.st.Generation(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.run(hasher(t, 64))
+	if g, _ := f.st.Generation(ctx); g != gen {
+		t.Errorf("a no-op run moved the generation %d -> %d", gen, g)
+	}
+
+	// Corrupt the code segment's vectors in place, keeping its size and
+	// time: a no-op run does not read it.
+	segDir := f.dir.Join(vector.SegmentDir(record.KindCode))
+	ents, err := os.ReadDir(segDir)
+	if err != nil || len(ents) != 1 {
+		t.Fatalf("want 1 code segment, have %d (%v)", len(ents), err)
+	}
+	seg := filepath.Join(segDir, ents[0].Name())
+	fi, _ := os.Stat(seg)
+	b, _ := os.ReadFile(seg)
+	b[len(b)-5] ^= 0xff
+	if err := os.WriteFile(seg, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	os.Chtimes(seg, fi.ModTime(), fi.ModTime())
+	f.log.Reset()
+	if s := f.run(hasher(t, 64)); s.Embedded != 0 || strings.Contains(f.log.String(), "dropped") {
+		t.Fatalf("a no-op run read the sealed vector files: %+v\n%s", s, f.log.String())
+	}
+	if g, _ := f.st.Generation(ctx); g != gen {
+		t.Errorf("a no-op run moved the generation %d -> %d", gen, g)
+	}
+
+	// A changed file: the run embeds, opens the files, finds the corrupt
+	// segment and embeds its chunks again.
+	code := f.counts().ChunksByKind[record.KindCode]
+	writeFile(t, filepath.Join(f.root, "c.go"), codeFile(3, "y"))
+	f.log.Reset()
+	s := f.run(hasher(t, 64))
+	if !strings.Contains(f.log.String(), "dropped") || s.Embedded < code {
+		t.Errorf("the corrupt segment was not found when vectors were written (embedded %d, had %d code chunks):\n%s", s.Embedded, code, f.log.String())
+	}
+	ix, err := vector.Open(f.dir.Join(vector.FileName(record.KindCode)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if int64(ix.Len()) != f.counts().ChunksByKind[record.KindCode] {
+		t.Errorf("index has %d vectors, store %d code chunks", ix.Len(), f.counts().ChunksByKind[record.KindCode])
 	}
 }

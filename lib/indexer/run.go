@@ -146,7 +146,14 @@ func (j *Job) RunLocked(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return SavePolicy(ctx, j.Store, j.Config, j.Media)
+	if changed {
+		if err := SavePolicy(ctx, j.Store, j.Config, j.Media); err != nil {
+			return err
+		}
+	}
+	// Last, once nothing else is written: the vector files and the store
+	// agree, and the next run need not compare them.
+	return emb.Seal(ctx)
 }
 
 // reset discards all indexed content and vector files (reindex).
