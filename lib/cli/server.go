@@ -10,11 +10,14 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/dir2mcp/dir2mcp/lib/audit"
 	"github.com/dir2mcp/dir2mcp/lib/config"
+	"github.com/dir2mcp/dir2mcp/lib/embed"
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
 	"github.com/dir2mcp/dir2mcp/lib/events"
 	"github.com/dir2mcp/dir2mcp/lib/exclude"
@@ -78,6 +81,8 @@ type service struct {
 	tokens  *tokens.Registry // scoped tokens (nil without auth)
 
 	payments *x402.Gate // nil when x402 is off
+
+	warmOnce sync.Once
 }
 
 // resourcePoll is how often a server re-reads the index for resource list
@@ -116,13 +121,39 @@ func startService(ctx context.Context, e *env, st *store.Store, status func(cont
 		s.engine.Close()
 		return nil, err
 	}
-	// Listening: compile the redaction rules now rather than in the first
-	// call that masks.
-	if r, err := indexer.Redactor(e.cfg); err == nil {
-		go r.Compile()
-	}
 	return s, nil
 }
+
+// warm starts loading, in the background, what the server otherwise loads
+// on first use: the resource list, the built-in redaction rules, the
+// offline embedder's token table. A server that indexes calls it once its
+// first index run is done (or after warmAfter), so a restart's no-op run
+// has the CPU to itself; serve calls it once it listens. Calls after the
+// first do nothing.
+func (s *service) warm() {
+	s.warmOnce.Do(func() {
+		go func() {
+			s.mcp.Warm()
+			if r, err := indexer.Redactor(s.e.cfg); err == nil {
+				r.Compile()
+			}
+			seen := map[embed.Embedder]bool{}
+			for _, emb := range s.engine.Embedders {
+				if !seen[emb] {
+					seen[emb] = true
+					_ = embed.Load(emb) // a failure shows when embedding
+				}
+			}
+			// Return the loads' garbage before idling (as after an
+			// index run, keepIndexed).
+			debug.FreeOSMemory()
+		}()
+	})
+}
+
+// warmAfter is how long a server that indexes waits for its first index
+// run before it warms up anyway (see warm).
+const warmAfter = time.Second
 
 // open builds the retrieval engine and the MCP server.
 func (s *service) open(status func(context.Context) indexer.Status) error {

@@ -209,6 +209,8 @@ func runUp(ctx context.Context, cmd *ucli.Command) error {
 	if err != nil {
 		return err
 	}
+	warm := time.AfterFunc(warmAfter, svc.warm)
+	defer warm.Stop()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	indexed := make(chan error, 1)
@@ -260,6 +262,7 @@ func keepIndexed(ctx context.Context, e *env, st *store.Store, embs map[string]e
 			e.ev.Emit(events.Error, record.EvFatal, map[string]any{"code": string(errcode.Of(err)), "message": errcode.As(err).Message})
 			return err
 		}
+		svc.warm() // after the first run: see warm
 		// Give the job's garbage back before idling: left to the runtime,
 		// a heap that grew to twice its live size while indexing stays
 		// resident until the next GC cycle, which an idle server never has.
