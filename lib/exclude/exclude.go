@@ -148,6 +148,29 @@ func (e *Engine) PathExcluded(relPath string) (pattern string, ok bool) {
 	return "", false
 }
 
+// PathExcludedIn is PathExcluded for a file (relPath, slash-separated,
+// clean, relative to the root) whose every parent directory was checked
+// with PathExcluded and is not excluded, as a walk that does not enter
+// excluded directories knows: only the file itself is matched, in both
+// case spellings.
+func (e *Engine) PathExcludedIn(relPath string) (pattern string, ok bool) {
+	if e == nil {
+		e = Default()
+	}
+	if len(e.paths) == 0 {
+		return "", false
+	}
+	if pat, ok := e.paths.Excluded(relPath, false); ok {
+		return pat.String(), true
+	}
+	if lower := strings.ToLower(relPath); lower != relPath {
+		if pat, ok := e.paths.Excluded(lower, false); ok {
+			return pat.String(), true
+		}
+	}
+	return "", false
+}
+
 func (e *Engine) pathExcluded(relPath string) (pattern string, ok bool) {
 	isDir := strings.HasSuffix(relPath, "/")
 	p := path.Clean("/" + relPath)[1:] // rooted clean: no "..", no leading "/"

@@ -189,3 +189,26 @@ func TestMemoizedMatchAgrees(t *testing.T) {
 		}
 	}
 }
+
+// "**/name/**" is matched without splitting the path; the verdict is the
+// general matcher's.
+func TestInsidePatternMatchesLikeMatchPath(t *testing.T) {
+	paths := []string{"", "a", ".git", ".git/x", "a/.git/x", "a/.git", "a/b/.git/c/d", ".gitx/y", "a/x.git/y",
+		"node_modules/a", "a/node_modules", "a/node_modules/b/c", "NODE_MODULES/a", "a/b", "x/.git/"}
+	for _, pat := range []string{"**/.git/**", "**/node_modules/**", "**/*.d/**", "**/[ab]/**"} {
+		p, err := ParsePattern(pat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.inside == nil {
+			t.Fatalf("%s: no fast path", pat)
+		}
+		for _, s := range paths {
+			for _, dir := range []bool{false, true} {
+				if got, want := p.Match(s, dir), matchPath(p.segs, s); got != want {
+					t.Errorf("%s on %q (dir %v): %v, matchPath %v", pat, s, dir, got, want)
+				}
+			}
+		}
+	}
+}
