@@ -4,8 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"strconv"
 	"strings"
 
+	"github.com/dir2mcp/dir2mcp/lib/errcode"
 	"github.com/dir2mcp/dir2mcp/lib/record"
 )
 
@@ -18,28 +20,117 @@ type DocState struct {
 	Code        string // error_code of a skipped/failed document
 	Reason      string
 	Deleted     bool
+	DocType     string
+	Lang        string
 }
 
 // DocStates returns the state of every known file document (archive
 // members excluded) keyed by rel_path.
 func (s *Store) DocStates(ctx context.Context) (map[string]DocState, error) {
-	rows, err := s.rd.QueryContext(ctx,
-		`SELECT rel_path, size_bytes, mtime_ns, content_hash, status, COALESCE(error_code, ''), COALESCE(error, ''), deleted
-		 FROM documents WHERE source_type = 'file'`)
-	if err != nil {
-		return nil, wrapRead(err, "read documents")
-	}
-	defer rows.Close()
 	m := make(map[string]DocState, 1024)
-	for rows.Next() {
-		var p string
-		var d DocState
-		if err := rows.Scan(&p, &d.SizeBytes, &d.MtimeNs, &d.ContentHash, &d.Status, &d.Code, &d.Reason, &d.Deleted); err != nil {
-			return nil, wrapRead(err, "read documents")
+	err := s.EachDocState(ctx, func(p string, d DocState) { m[p] = d })
+	return m, err
+}
+
+// EachDocState calls fn with the state of every known file document
+// (archive members excluded), in no particular order. Reason is set only
+// for documents whose status is not ok (an ok document has none).
+//
+// The rows are read in batches, each batch as one value that SQLite
+// concatenates (docStateBatch): stepping through 78k rows one by one costs
+// more in the driver than in SQLite (0.14 s against 0.06 s on the Linux
+// source), and this is the read a no-op index run waits for. The strings
+// fn gets share each batch's memory.
+func (s *Store) EachDocState(ctx context.Context, fn func(relPath string, d DocState)) error {
+	var after int64
+	for {
+		var n, last int64
+		var batch string
+		err := s.queryRow(ctx, docStateBatch, after, docStateBatchRows).Scan(&n, &last, &batch)
+		if err != nil {
+			return wrapRead(err, "read documents")
 		}
-		m[p] = d
+		if n == 0 {
+			return nil
+		}
+		if err := parseDocStates(batch, n, fn); err != nil {
+			return errcode.Wrap(errcode.StoreCorrupt, err, "read documents: %v", err)
+		}
+		after = last
 	}
-	return m, wrapRead(rows.Err(), "read documents")
+}
+
+// docStateBatchRows is how many documents one docStateBatch reads.
+const docStateBatchRows = 8192
+
+// docStateBatch reads the states of up to ?2 file documents after doc_id ?1
+// as one string: per document, its fields in order, each text field as
+// "<byte length>:<bytes>" and each number as "<decimal>,", so any content
+// (a newline or a NUL in a name) reads back exactly.
+const docStateBatch = `SELECT count(*), COALESCE(max(doc_id), 0), COALESCE(group_concat(rec, ''), '') FROM (
+  SELECT doc_id,
+    octet_length(rel_path) || ':' || rel_path ||
+    COALESCE(size_bytes, 0) || ',' || COALESCE(mtime_ns, 0) || ',' ||
+    octet_length(COALESCE(content_hash, '')) || ':' || COALESCE(content_hash, '') ||
+    octet_length(COALESCE(status, '')) || ':' || COALESCE(status, '') ||
+    octet_length(COALESCE(error_code, '')) || ':' || COALESCE(error_code, '') ||
+    octet_length(CASE WHEN status = 'ok' THEN '' ELSE COALESCE(error, '') END) || ':' ||
+      (CASE WHEN status = 'ok' THEN '' ELSE COALESCE(error, '') END) ||
+    COALESCE(deleted, 0) || ',' ||
+    octet_length(COALESCE(doc_type, '')) || ':' || COALESCE(doc_type, '') ||
+    octet_length(COALESCE(lang, '')) || ':' || COALESCE(lang, '') AS rec
+  FROM documents WHERE source_type = 'file' AND doc_id > ?1 ORDER BY doc_id LIMIT ?2)`
+
+// parseDocStates decodes a docStateBatch value of n documents.
+func parseDocStates(b string, n int64, fn func(string, DocState)) error {
+	r := batchReader{b: b}
+	for ; n > 0 && !r.bad; n-- {
+		p := r.str()
+		d := DocState{SizeBytes: r.num(), MtimeNs: r.num(), ContentHash: r.str(), Status: r.str(), Code: r.str(), Reason: r.str()}
+		d.Deleted = r.num() != 0
+		d.DocType, d.Lang = r.str(), r.str()
+		if !r.bad {
+			fn(p, d)
+		}
+	}
+	if r.bad || r.b != "" {
+		return errors.New("malformed document batch")
+	}
+	return nil
+}
+
+// batchReader reads the fields of a docStateBatch value in order; a
+// malformed one sets bad.
+type batchReader struct {
+	b   string
+	bad bool
+}
+
+func (r *batchReader) num() int64 {
+	i := strings.IndexByte(r.b, ',')
+	if i <= 0 || r.bad {
+		r.bad = true
+		return 0
+	}
+	v, err := strconv.ParseInt(r.b[:i], 10, 64)
+	r.b, r.bad = r.b[i+1:], err != nil
+	return v
+}
+
+func (r *batchReader) str() string {
+	i := strings.IndexByte(r.b, ':')
+	if i <= 0 || r.bad {
+		r.bad = true
+		return ""
+	}
+	l, err := strconv.Atoi(r.b[:i])
+	if err != nil || l < 0 || l > len(r.b)-i-1 {
+		r.bad = true
+		return ""
+	}
+	v := r.b[i+1 : i+1+l]
+	r.b = r.b[i+1+l:]
+	return v
 }
 
 // Doc is a document row.

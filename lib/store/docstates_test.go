@@ -1,0 +1,63 @@
+package store
+
+import (
+	"context"
+	"reflect"
+	"strconv"
+	"testing"
+
+	"github.com/dir2mcp/dir2mcp/lib/record"
+)
+
+// EachDocState reads back every field of every file document exactly,
+// whatever bytes a name or reason holds, across batches.
+func TestEachDocStateReadsEveryField(t *testing.T) {
+	ctx := context.Background()
+	s, _ := openTest(t)
+	want := map[string]DocState{}
+	names := []string{"a.go", "new\nline.txt", "tab\tand:colon,comma.md", "nul\x00byte", "ünï/ç.txt", "12:34,5"}
+	for i := 0; i < docStateBatchRows+50; i++ {
+		names = append(names, "bulk/f"+strconv.Itoa(i)+".txt")
+	}
+	err := s.Update(ctx, func(tx *Tx) error {
+		for i, n := range names {
+			d := doc(n)
+			d.SizeBytes, d.MtimeNs, d.DocType, d.Lang = int64(i*7), int64(i)*1e9+3, record.DocText, ""
+			w := DocState{SizeBytes: d.SizeBytes, MtimeNs: d.MtimeNs, ContentHash: d.ContentHash, Status: record.StatusOK, DocType: d.DocType}
+			switch i % 4 {
+			case 1:
+				d.Status, d.Code, d.Reason = record.StatusSkipped, "BINARY_SKIPPED", "content: is\nbinary, 3:x"
+				w.Status, w.Code, w.Reason = d.Status, d.Code, d.Reason
+			case 2:
+				d.DocType, d.Lang, d.ContentHash = record.DocCode, "go", ""
+				w.DocType, w.Lang, w.ContentHash = d.DocType, d.Lang, ""
+			case 3:
+				d.Reason = "an ok document's reason is not read"
+			}
+			if _, err := tx.UpsertDocument(d, ""); err != nil {
+				return err
+			}
+			want[n] = w
+		}
+		_, err := tx.TombstoneDocument(names[0])
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := want[names[0]]
+	w.Deleted = true
+	want[names[0]] = w
+	got := map[string]DocState{}
+	if err := s.EachDocState(ctx, func(p string, d DocState) { got[p] = d }); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		for n, w := range want {
+			if got[n] != w {
+				t.Errorf("%q: got %+v, want %+v", n, got[n], w)
+			}
+		}
+		t.Fatalf("read %d documents, want %d", len(got), len(want))
+	}
+}
