@@ -22,8 +22,11 @@ type ScanInput struct {
 	// file names); nil drops them.
 	Warn func(relPath, msg string)
 	// Loaded, if set, receives the indexed documents' states before the
-	// walk starts (nil without a store).
+	// first document is emitted (nil without a store).
 	Loaded func(map[string]scan.Known)
+	// OnDir, if set, is called with each directory before the walk lists
+	// it (scan.Options.OnDir): a watcher registers it there.
+	OnDir func(absDir string)
 }
 
 // Scan walks the root and emits one document record per file, plus deleted
@@ -35,20 +38,24 @@ func Scan(ctx context.Context, cfg *config.Config, in ScanInput, emit func(recor
 	if err != nil {
 		return scan.Stats{}, err
 	}
-	var known map[string]scan.Known
-	if in.Store != nil {
-		states, err := in.Store.DocStates(ctx)
-		if err != nil {
-			return scan.Stats{}, err
+	// The indexed states load while the walk lists directories and stats
+	// files (they are compared once loaded).
+	load := func() (map[string]scan.Known, error) {
+		var known map[string]scan.Known
+		if in.Store != nil {
+			known = make(map[string]scan.Known, 4096)
+			err := in.Store.EachDocState(ctx, func(p string, s store.DocState) {
+				known[p] = scan.Known{SizeBytes: s.SizeBytes, MtimeNs: s.MtimeNs, ContentHash: s.ContentHash, Status: s.Status,
+					Code: s.Code, Reason: s.Reason, Deleted: s.Deleted, DocType: s.DocType, Lang: s.Lang}
+			})
+			if err != nil {
+				return nil, err
+			}
 		}
-		known = make(map[string]scan.Known, len(states))
-		for p, s := range states {
-			known[p] = scan.Known{SizeBytes: s.SizeBytes, MtimeNs: s.MtimeNs, ContentHash: s.ContentHash, Status: s.Status,
-				Code: s.Code, Reason: s.Reason, Deleted: s.Deleted}
+		if in.Loaded != nil {
+			in.Loaded(known)
 		}
-	}
-	if in.Loaded != nil {
-		in.Loaded(known)
+		return known, nil
 	}
 	st, err := scan.Walk(ctx, scan.Options{
 		Root:           in.Root,
@@ -58,9 +65,10 @@ func Scan(ctx context.Context, cfg *config.Config, in ScanInput, emit func(recor
 		Ignore:         cfg.Ingest.Ignore,
 		SizeCaps:       SizeCaps(cfg),
 		Exclude:        ex,
-		Known:          known,
+		LoadKnown:      load,
 		Rehash:         in.Rehash,
 		Warn:           in.Warn,
+		OnDir:          in.OnDir,
 	}, emit)
 	if hint := st.IgnoreHint(); err == nil && hint != "" && in.Warn != nil {
 		in.Warn("", hint)

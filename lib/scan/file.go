@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -23,6 +24,12 @@ type job struct {
 	de   fs.DirEntry // from the directory listing
 	info fs.FileInfo // the target's, when following a symlink
 	warn string      // non-empty: a warning, not a file
+	// early: sent while the known states were loading, outside the window
+	early bool
+
+	// stat's
+	fi      fs.FileInfo
+	statErr error
 
 	// results
 	doc       record.Document
@@ -31,22 +38,81 @@ type job struct {
 	bytesRead int64
 }
 
+// work processes jobs until they end: each file is statted at once, then
+// compared and read once the known states are there. Until then statted
+// jobs are held (at most earlyJobs in all), so the walk's lstats overlap
+// the loading of the known states.
+func (s *scanner) work(ctx context.Context, jobs <-chan *job, results chan<- *job) {
+	var buf []byte
+	var held []*job
+	finish := func(j *job) {
+		if j.warn == "" && ctx.Err() == nil {
+			s.process(j, &buf)
+		}
+		results <- j
+	}
+	flush := func() {
+		for _, j := range held {
+			finish(j)
+		}
+		held = nil
+	}
+	for {
+		if len(held) > 0 {
+			select {
+			case <-s.knownReady:
+				flush()
+				continue
+			case j, ok := <-jobs:
+				if !ok {
+					<-s.knownReady
+					flush()
+					return
+				}
+				s.stat(j)
+				held = append(held, j)
+				continue
+			}
+		}
+		j, ok := <-jobs
+		if !ok {
+			return
+		}
+		s.stat(j)
+		if s.knownLoaded() {
+			finish(j)
+		} else {
+			held = append(held, j)
+		}
+	}
+}
+
+// stat reads a file job's metadata (lstat, or the symlink target's).
+func (s *scanner) stat(j *job) {
+	if j.warn != "" {
+		return
+	}
+	if j.fi = j.info; j.fi == nil {
+		j.fi, j.statErr = j.de.Info()
+	}
+}
+
 // maxKeptBuf is the largest read buffer a worker keeps between files.
 const maxKeptBuf = 32 << 20
 
 // process classifies, checks and hashes one file, filling j.doc.
 func (s *scanner) process(j *job, buf *[]byte) {
-	fi := j.info
-	if fi == nil {
-		var err error
-		if fi, err = j.de.Info(); err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				j.vanished = true
-			} else {
-				s.fail(j, 0, 0, err)
-			}
-			return
+	if j.fi == nil && j.statErr == nil {
+		s.stat(j)
+	}
+	fi := j.fi
+	if err := j.statErr; err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			j.vanished = true
+		} else {
+			s.fail(j, 0, 0, err)
 		}
+		return
 	}
 	if !fi.Mode().IsRegular() {
 		return
@@ -58,7 +124,7 @@ func (s *scanner) process(j *job, buf *[]byte) {
 	d.MtimeNs = fi.ModTime().UnixNano()
 	d.MtimeUnix = fi.ModTime().Unix()
 	j.hasDoc = true
-	known, present := s.opt.Known[j.rel]
+	known, present := s.knownMap()[j.rel]
 	present = present && !known.Deleted
 
 	name := path.Base(j.rel)
@@ -67,7 +133,8 @@ func (s *scanner) process(j *job, buf *[]byte) {
 	if !decided {
 		d.DocType = record.DocText // until the content says otherwise
 	}
-	if pat, ok := s.engine.PathExcluded(j.rel); ok {
+	// The walk entered only directories PathExcluded let through.
+	if pat, ok := s.engine.PathExcludedIn(j.rel); ok {
 		s.skip(j, known, present, errcode.PathExcluded, fmt.Sprintf("path matches security.path_excludes pattern %q", pat))
 		return
 	}
@@ -76,6 +143,9 @@ func (s *scanner) process(j *job, buf *[]byte) {
 		return
 	}
 	if decided && (s.tooLarge(j, known, present) || s.shortcut(j, known, present)) {
+		return
+	}
+	if !decided && s.storedClass(j, known, present) {
 		return
 	}
 
@@ -157,6 +227,30 @@ func (s *scanner) process(j *job, buf *[]byte) {
 		return
 	}
 	s.finish(j, known, present)
+}
+
+// storedClass settles a file whose name does not decide its type without
+// opening it, when its size and mtime are the stored ones (so its content
+// is taken as unchanged, as shortcut does) and the stored classification is
+// known: the steps that follow sniffing the content are taken with the
+// stored type, and reports true when they settle the record. Otherwise it
+// leaves the document as it found it.
+func (s *scanner) storedClass(j *job, k Known, present bool) bool {
+	d := &j.doc
+	if s.opt.Rehash || !present || k.DocType == "" || k.SizeBytes != d.SizeBytes || k.MtimeNs != d.MtimeNs {
+		return false
+	}
+	docType, lang := d.DocType, d.Lang
+	d.DocType, d.Lang = k.DocType, k.Lang
+	if d.DocType == record.DocBinaryIgnored {
+		s.skip(j, k, present, errcode.BinarySkipped, "content is binary")
+		return true
+	}
+	if s.tooLarge(j, k, present) || s.shortcut(j, k, present) {
+		return true
+	}
+	d.DocType, d.Lang = docType, lang
+	return false
 }
 
 // readAll reads the rest of f after the n bytes already in buf[:n], up to
@@ -279,7 +373,7 @@ func (s *scanner) fail(j *job, size, mtimeNs int64, err error) {
 	d.Status, d.Code = record.StatusError, string(errcode.ExtractFailed)
 	d.Reason = "cannot read file: " + unwrapPathError(err).Error()
 	d.ContentHash = ""
-	k, present := s.opt.Known[j.rel]
+	k, present := s.knownMap()[j.rel]
 	s.finish(j, k, present && !k.Deleted)
 }
 

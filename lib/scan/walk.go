@@ -18,6 +18,7 @@ type walker struct {
 	s    *scanner
 	git  *gitignore // nil when .gitignore files are not honoured
 	send func(*job) bool
+	pre  *prefetcher // lists the directories the walk will enter, ahead
 
 	realStack   []string        // real paths of the directories being walked
 	linkVisited map[string]bool // real directories entered through a symlink
@@ -46,12 +47,41 @@ func (w *walker) walk(ctx context.Context) error {
 	if w.s.opt.Gitignore {
 		w.git = newGitignore(w.s.realRoot, func(msg string) { w.warn("", msg) })
 	}
+	w.onDir(w.s.root)
 	entries, err := os.ReadDir(w.s.root)
 	if err != nil {
 		return errcode.Wrap(errcode.RootInaccessible, err, "cannot list root %s: %v", w.s.root, unwrapPathError(err))
 	}
+	w.pre = newPrefetcher(max(2, w.s.workers), w.onDir)
+	defer w.pre.close()
 	w.realStack = append(w.realStack, w.s.realRoot)
 	return w.dir(ctx, "", w.s.root, w.s.realRoot, entries)
+}
+
+// onDir calls Options.OnDir.
+func (w *walker) onDir(abs string) {
+	if w.s.opt.OnDir != nil {
+		w.s.opt.OnDir(abs)
+	}
+}
+
+// enters reports whether subdir would enter the directory rel (not a
+// symlink), with no side effects: it is not the state dir, not ignored,
+// not path-excluded. The walk lists such directories ahead.
+func (w *walker) enters(rel, real string) bool {
+	if rel == w.s.stateRel || real == w.s.stateReal {
+		return false
+	}
+	if reason, _ := w.baseRule(rel, true); reason != "" {
+		return false
+	}
+	if w.git != nil {
+		if _, _, ok := w.git.match(rel, true); ok {
+			return false
+		}
+	}
+	_, excluded := w.s.engine.PathExcluded(rel + "/")
+	return !excluded
 }
 
 // warn queues a warning in walk order; it reports false when the walk must
@@ -84,7 +114,25 @@ func (w *walker) dir(ctx context.Context, rel, abs, real string, entries []fs.Di
 			}
 		}
 	}
-	for _, e := range entries {
+	// The subdirectories this walk will enter are listed ahead, in
+	// parallel, nearest first (symlinked ones, whose fate depends on the
+	// walk so far, are listed when entered).
+	var ahead []*listing
+	for i, e := range entries {
+		if !e.Type().IsDir() || !utf8.ValidString(e.Name()) {
+			continue
+		}
+		childRel := join(rel, e.Name())
+		if !w.enters(childRel, filepath.Join(real, e.Name())) {
+			continue
+		}
+		if ahead == nil {
+			ahead = make([]*listing, len(entries))
+		}
+		ahead[i] = newListing(filepath.Join(abs, e.Name()))
+	}
+	w.pre.push(ahead)
+	for i, e := range entries {
 		if ctx.Err() != nil {
 			return errStopped
 		}
@@ -133,7 +181,11 @@ func (w *walker) dir(ctx context.Context, rel, abs, real string, entries []fs.Di
 			continue
 		}
 		if isDir {
-			if err := w.subdir(ctx, childRel, childAbs, childReal, target != nil); err != nil {
+			var l *listing
+			if ahead != nil && target == nil {
+				l = ahead[i]
+			}
+			if err := w.subdir(ctx, childRel, childAbs, childReal, target != nil, l); err != nil {
 				return err
 			}
 			continue
@@ -150,8 +202,8 @@ func (w *walker) dir(ctx context.Context, rel, abs, real string, entries []fs.Di
 }
 
 // subdir enters a directory unless it is the state dir, ignored, excluded,
-// or a symlink loop.
-func (w *walker) subdir(ctx context.Context, rel, abs, real string, viaLink bool) error {
+// or a symlink loop; l, if set, is its listing read ahead.
+func (w *walker) subdir(ctx context.Context, rel, abs, real string, viaLink bool, l *listing) error {
 	if rel == w.s.stateRel || real == w.s.stateReal {
 		w.pruned[rel] = "inside the state directory"
 		w.ignored++
@@ -188,7 +240,14 @@ func (w *walker) subdir(ctx context.Context, rel, abs, real string, viaLink bool
 		}
 		w.linkVisited[real] = true
 	}
-	entries, err := os.ReadDir(abs)
+	var entries []fs.DirEntry
+	var err error
+	if l != nil {
+		entries, err = l.get(w.onDir)
+	} else {
+		w.onDir(abs)
+		entries, err = os.ReadDir(abs)
+	}
 	if err != nil {
 		w.unreadable[rel] = true
 		msg := "cannot list directory: " + unwrapPathError(err).Error()
@@ -287,9 +346,12 @@ func (w *walker) baseRule(rel string, isDir bool) (reason string, i int) {
 }
 
 // noteIgnored counts a path passed over and, for a known one, keeps the
-// reason for its deleted record.
+// reason for its deleted record (for any one while the known states are
+// still loading: the walk does not wait for them).
 func (w *walker) noteIgnored(rel, reason string) {
-	if _, ok := w.s.opt.Known[rel]; ok {
+	if !w.s.knownLoaded() {
+		w.ignoredFiles[rel] = reason
+	} else if _, ok := w.s.known[rel]; ok {
 		w.ignoredFiles[rel] = reason
 	}
 	w.ignored++
