@@ -153,7 +153,7 @@ func (s *service) warm() {
 
 // warmAfter is how long a server that indexes waits for its first index
 // run before it warms up anyway (see warm).
-const warmAfter = time.Second
+const warmAfter = 10 * time.Second
 
 // open builds the retrieval engine and the MCP server.
 func (s *service) open(status func(context.Context) indexer.Status) error {

@@ -246,16 +246,25 @@ func runUp(ctx context.Context, cmd *ucli.Command) error {
 // that await embedding, until ctx ends. Only a fatal error stops it.
 func keepIndexed(ctx context.Context, e *env, st *store.Store, embs map[string]embed.Embedder, svc *service, tr *tracker) error {
 	changed := make(chan struct{}, 1)
+	var onDir func(string)
 	if e.cfg.Ingest.Watch {
-		go func() {
-			_ = watch.Run(ctx, e.root.Dir(), watch.Options{
-				Skip: watchSkip(e),
-				Warn: func(msg string) { e.ev.Emit(events.Warn, record.EvNotice, map[string]any{"message": msg}) },
-			}, changed)
-		}()
+		// Each run's scan adds the directories it lists to the watch
+		// (before listing them): the tree is walked once, not also by
+		// the watcher, and directories the scan does not enter (ignored,
+		// excluded) are not watched.
+		w, err := watch.New(e.root.Dir(), watch.Options{
+			Skip: watchSkip(e),
+			Warn: func(msg string) { e.ev.Emit(events.Warn, record.EvNotice, map[string]any{"message": msg}) },
+		})
+		if err != nil {
+			e.ev.Emit(events.Warn, record.EvNotice, map[string]any{"message": "cannot watch for changes: " + err.Error()})
+		} else {
+			onDir = w.Add
+			go func() { _ = w.Run(ctx, changed) }()
+		}
 	}
 	for {
-		if err := runJob(ctx, e, st, embs, tr, false, svc); err != nil {
+		if err := runJob(ctx, e, st, embs, tr, false, svc, onDir); err != nil {
 			if ctx.Err() != nil {
 				return nil
 			}
@@ -317,7 +326,7 @@ func lockWriters(ctx context.Context, e *env, tr *tracker, svc *service) (func()
 // runJob runs one indexing job with progress reporting. A server (svc set)
 // waits for another writer to release the index first; index and reindex
 // fail with INDEX_LOCKED.
-func runJob(ctx context.Context, e *env, st *store.Store, embs map[string]embed.Embedder, tr *tracker, full bool, svc *service) error {
+func runJob(ctx context.Context, e *env, st *store.Store, embs map[string]embed.Embedder, tr *tracker, full bool, svc *service, onDir func(string)) error {
 	media, err := e.media()
 	if err != nil {
 		return err
@@ -344,7 +353,7 @@ func runJob(ctx context.Context, e *env, st *store.Store, embs map[string]embed.
 	stop := rep.Start(ctx, tr.status(ctx).JobID, mode, prog)
 	tr.setResumed(rep.ResumedFrom)
 	job := &indexer.Job{Config: e.cfg, Root: e.root.Dir(), Dir: e.dir, Store: st, Embedders: embs,
-		Events: e.ev, Progress: prog, Full: full, Media: media}
+		Events: e.ev, Progress: prog, Full: full, Media: media, OnDir: onDir}
 	if svc != nil {
 		job.Flushed = svc.refresh
 	}

@@ -33,6 +33,9 @@ type Job struct {
 	// Media turns PDFs, images and audio into text (nil: offline text
 	// layers only).
 	Media *Media
+	// OnDir, if set, is called with each directory before the scan lists
+	// it (a file watcher registers it there; see ScanInput.OnDir).
+	OnDir func(absDir string)
 }
 
 // Run takes the writer locks and indexes the root. It returns when every
@@ -96,7 +99,7 @@ func (j *Job) RunLocked(ctx context.Context) error {
 		defer wg.Done()
 		defer close(docs)
 		_, scanErr = Scan(ctx, j.Config, ScanInput{Root: j.Root, Dir: j.Dir, Store: j.Store, Rehash: changed || j.Full, Warn: WarnTo(j.Events),
-			Loaded: func(k map[string]scan.Known) { known = k }},
+			Loaded: func(k map[string]scan.Known) { known = k }, OnDir: j.OnDir},
 			func(d record.Document) error {
 				j.Progress.Found.Add(1)
 				select {
