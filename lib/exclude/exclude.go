@@ -171,6 +171,24 @@ func (e *Engine) PathExcludedIn(relPath string) (pattern string, ok bool) {
 	return "", false
 }
 
+// DirExcludedIn is PathExcluded(relDir + "/") for a directory whose every
+// parent directory was checked with PathExcluded and is not excluded.
+func (e *Engine) DirExcludedIn(relDir string) (pattern string, ok bool) {
+	if e == nil {
+		e = Default()
+	}
+	if len(e.paths) == 0 {
+		return "", false
+	}
+	if pat, ok := e.dirExcluded(relDir); ok {
+		return pat, true
+	}
+	if lower := strings.ToLower(relDir); lower != relDir {
+		return e.dirExcluded(lower)
+	}
+	return "", false
+}
+
 func (e *Engine) pathExcluded(relPath string) (pattern string, ok bool) {
 	isDir := strings.HasSuffix(relPath, "/")
 	p := path.Clean("/" + relPath)[1:] // rooted clean: no "..", no leading "/"

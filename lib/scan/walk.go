@@ -80,7 +80,8 @@ func (w *walker) enters(rel, real string) bool {
 			return false
 		}
 	}
-	_, excluded := w.s.engine.PathExcluded(rel + "/")
+	// The walk is inside rel's parent: it was checked.
+	_, excluded := w.s.engine.DirExcludedIn(rel)
 	return !excluded
 }
 
@@ -204,6 +205,11 @@ func (w *walker) dir(ctx context.Context, rel, abs, real string, entries []fs.Di
 // subdir enters a directory unless it is the state dir, ignored, excluded,
 // or a symlink loop; l, if set, is its listing read ahead.
 func (w *walker) subdir(ctx context.Context, rel, abs, real string, viaLink bool, l *listing) error {
+	if l != nil {
+		// Listed ahead: enters found it is not the state dir, not
+		// ignored, not excluded (checks with nothing to count).
+		return w.enter(ctx, rel, abs, real, l)
+	}
 	if rel == w.s.stateRel || real == w.s.stateReal {
 		w.pruned[rel] = "inside the state directory"
 		w.ignored++
@@ -240,6 +246,11 @@ func (w *walker) subdir(ctx context.Context, rel, abs, real string, viaLink bool
 		}
 		w.linkVisited[real] = true
 	}
+	return w.enter(ctx, rel, abs, real, nil)
+}
+
+// enter lists a directory (or takes its listing l) and walks it.
+func (w *walker) enter(ctx context.Context, rel, abs, real string, l *listing) error {
 	var entries []fs.DirEntry
 	var err error
 	if l != nil {
