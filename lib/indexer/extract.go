@@ -229,6 +229,17 @@ func (x *Extractor) write(ctx context.Context, results <-chan result) error {
 		return err
 	}
 	for r := range results {
+		if r.seq == next && len(pending) == 0 {
+			// In order (the common case): no detour through the map.
+			next++
+			batch = append(batch, r)
+			if len(batch) >= batchDocs || time.Now().After(flushAt) {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+			continue
+		}
 		pending[r.seq] = r
 		for {
 			rr, ok := pending[next]

@@ -43,8 +43,14 @@ func Scan(ctx context.Context, cfg *config.Config, in ScanInput, emit func(recor
 	load := func() (map[string]scan.Known, error) {
 		var known map[string]scan.Known
 		if in.Store != nil {
-			known = make(map[string]scan.Known, 4096)
-			err := in.Store.EachDocState(ctx, func(p string, s store.DocState) {
+			// Sized for every document row: growing a map of 78k paths
+			// would copy it a dozen times.
+			n, err := in.Store.DocRowsBound(ctx)
+			if err != nil {
+				return nil, err
+			}
+			known = make(map[string]scan.Known, min(n, 1<<22))
+			err = in.Store.EachDocState(ctx, func(p string, s store.DocState) {
 				known[p] = scan.Known{SizeBytes: s.SizeBytes, MtimeNs: s.MtimeNs, ContentHash: s.ContentHash, Status: s.Status,
 					Code: s.Code, Reason: s.Reason, Deleted: s.Deleted, DocType: s.DocType, Lang: s.Lang}
 			})

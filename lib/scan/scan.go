@@ -416,6 +416,9 @@ type delivered struct {
 // add notes the record of a present file.
 func (d *delivered) add(known map[string]Known, rel string) {
 	if k, ok := known[rel]; ok && !k.Deleted {
+		if d.paths == nil {
+			d.paths = make([]string, 0, len(known))
+		}
 		d.n++
 		d.paths = append(d.paths, rel)
 	}

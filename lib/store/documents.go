@@ -32,6 +32,14 @@ func (s *Store) DocStates(ctx context.Context) (map[string]DocState, error) {
 	return m, err
 }
 
+// DocRowsBound returns an upper bound of the number of document rows (the
+// highest doc_id), read from the end of the table.
+func (s *Store) DocRowsBound(ctx context.Context) (int64, error) {
+	var n int64
+	err := s.queryRow(ctx, "SELECT COALESCE(max(doc_id), 0) FROM documents").Scan(&n)
+	return n, wrapRead(err, "read documents")
+}
+
 // EachDocState calls fn with the state of every known file document
 // (archive members excluded), in no particular order. Reason is set only
 // for documents whose status is not ok (an ok document has none).
