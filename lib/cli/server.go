@@ -125,13 +125,14 @@ func startService(ctx context.Context, e *env, st *store.Store, status func(cont
 }
 
 // warm starts loading, in the background, what the server otherwise loads
-// on first use: the resource list, the built-in redaction rules, the
-// offline embedder's token table. A server that indexes calls it once its
+// on first use: the vector files, the resource list, the built-in
+// redaction rules, the offline embedder's token table. A server that indexes calls it once its
 // first index run is done (or after warmAfter), so a restart's no-op run
 // has the CPU to itself; serve calls it once it listens. Calls after the
 // first do nothing.
 func (s *service) warm() {
 	s.warmOnce.Do(func() {
+		s.engine.StartVectors()
 		go func() {
 			s.mcp.Warm()
 			if r, err := indexer.Redactor(s.e.cfg); err == nil {
@@ -191,7 +192,9 @@ func (s *service) open(status func(context.Context) indexer.Status) error {
 		ids[kind] = emb.ID()
 	}
 	s.models = e.modelNames(ids)
-	s.engine = retrieve.Open(s.store, e.dir, cfg, embs, time.Second)
+	// The vector files load when the server warms up (or a search needs
+	// them), not while a restart's no-op index run walks the tree.
+	s.engine = retrieve.OpenDeferred(s.store, e.dir, cfg, embs, time.Second)
 	s.vectors = s.engine.Vectors
 	s.engine.Complete = func() bool {
 		if status != nil {
