@@ -22,7 +22,8 @@ import (
 // and safe for concurrent use. A nil *Engine behaves as Default().
 type Engine struct {
 	paths       Rules
-	negations   bool // some path exclude is negated
+	files       *fileIndex // paths, for files inside directories they let through
+	negations   bool       // some path exclude is negated
 	secrets     secretSet
 	secretSrc   []string // the secret patterns as configured
 	fingerprint string
@@ -72,6 +73,9 @@ func New(pathExcludes, secretPatterns []string) (*Engine, error) {
 		e.negations = e.negations || p.Negate
 		e.paths = append(e.paths, p)
 	}
+	// Files are matched once their directories were (pathExcluded,
+	// PathExcludedIn).
+	e.files = newFileIndex(e.paths, !e.negations)
 	e.secrets = secretSet{patterns: secretPatterns, checked: map[int]*secretRule{}}
 	for i, s := range secretPatterns {
 		if builtinPattern(s) {
@@ -160,13 +164,19 @@ func (e *Engine) PathExcludedIn(relPath string) (pattern string, ok bool) {
 	if len(e.paths) == 0 {
 		return "", false
 	}
-	if pat, ok := e.paths.Excluded(relPath, false); ok {
-		return pat.String(), true
+	if pat, ok := e.fileExcluded(relPath); ok {
+		return pat, true
 	}
 	if lower := strings.ToLower(relPath); lower != relPath {
-		if pat, ok := e.paths.Excluded(lower, false); ok {
-			return pat.String(), true
-		}
+		return e.fileExcluded(lower)
+	}
+	return "", false
+}
+
+// fileExcluded is e.paths.Excluded(relPath, false).
+func (e *Engine) fileExcluded(relPath string) (string, bool) {
+	if p := e.files.decide(e.paths, relPath); p != nil && !p.Negate {
+		return p.String(), true
 	}
 	return "", false
 }
@@ -213,10 +223,7 @@ func (e *Engine) pathExcluded(relPath string) (pattern string, ok bool) {
 	if isDir {
 		return e.dirExcluded(p)
 	}
-	if pat, ok := e.paths.Excluded(p, false); ok {
-		return pat.String(), true
-	}
-	return "", false
+	return e.fileExcluded(p)
 }
 
 func (e *Engine) dirExcluded(dir string) (string, bool) {

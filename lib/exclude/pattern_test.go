@@ -212,3 +212,33 @@ func TestInsidePatternMatchesLikeMatchPath(t *testing.T) {
 		}
 	}
 }
+
+// The engine's file index decides a file path as Rules.Decide does, for
+// every kind of pattern, negations and precedence included.
+func TestFileIndexAgreesWithDecide(t *testing.T) {
+	sets := [][]string{
+		DefaultPathExcludes,
+		append(append([]string{}, DefaultPathExcludes...), "!keep.pem", "docs/*.md", "!docs/ok.md", "*.md", "a/**/b.txt", "[ab]*.log", "x?z", "build/", "/root.txt", "**/.env"),
+		{"*.go", "!main.go", "main*", "!*_test.go", "cmd/**", "**/testdata/**", "secret", "dir/secret"},
+	}
+	paths := []string{"a.txt", ".env", "x/.env", ".env.local", "k.pem", "keep.pem", "x/keep.pem", "docs/a.md", "docs/ok.md", "docs/sub/b.md",
+		"a/b.txt", "a/x/y/b.txt", "b.log", "c.log", "xyz", "x/xyz", "build", "root.txt", "x/root.txt", ".aws/credentials", "a/.aws/credentials",
+		"main.go", "x/main.go", "main_test.go", "util.go", "cmd/x", "cmd/a/b.go", "p/testdata/q", "secret", "dir/secret", "x/dir/secret",
+		".docker/config.json", "y/.docker/config.json", "config.json", ".git/HEAD", "a/node_modules/b", "id_rsa", "id_rsa.pub"}
+	for _, set := range sets {
+		var r Rules
+		for _, s := range set {
+			p, err := ParsePattern(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r = append(r, p)
+		}
+		x := newFileIndex(r, false)
+		for _, p := range paths {
+			if got, want := x.decide(r, p), r.Decide(p, false); got != want {
+				t.Errorf("%v on %q: index %v, Decide %v", set, p, got, want)
+			}
+		}
+	}
+}
