@@ -31,8 +31,8 @@ type job struct {
 	fi      fs.FileInfo
 	statErr error
 
-	// results
-	doc       record.Document
+	// results (doc is set with hasDoc)
+	doc       *record.Document
 	hasDoc    bool
 	vanished  bool // removed between listing and reading
 	bytesRead int64
@@ -117,7 +117,8 @@ func (s *scanner) process(j *job, buf *[]byte) {
 	if !fi.Mode().IsRegular() {
 		return
 	}
-	d := &j.doc
+	j.doc = &record.Document{}
+	d := j.doc
 	*d = record.NewDocument()
 	d.Root, d.RelPath, d.SourceType = s.root, j.rel, record.SourceFile
 	d.SizeBytes = fi.Size()
@@ -236,7 +237,7 @@ func (s *scanner) process(j *job, buf *[]byte) {
 // stored type, and reports true when they settle the record. Otherwise it
 // leaves the document as it found it.
 func (s *scanner) storedClass(j *job, k Known, present bool) bool {
-	d := &j.doc
+	d := j.doc
 	if s.opt.Rehash || !present || k.DocType == "" || k.SizeBytes != d.SizeBytes || k.MtimeNs != d.MtimeNs {
 		return false
 	}
@@ -296,7 +297,7 @@ func (s *scanner) capFor(docType string) int64 {
 
 // tooLarge skips the file when its size exceeds its doc type's cap.
 func (s *scanner) tooLarge(j *job, known Known, present bool) bool {
-	d := &j.doc
+	d := j.doc
 	limit := s.capFor(d.DocType)
 	if limit <= 0 && textLike(d.DocType) {
 		limit = MaxTextBytes
@@ -313,7 +314,7 @@ func (s *scanner) tooLarge(j *job, known Known, present bool) bool {
 // and mtime are what the state dir holds and the verdict came from content
 // that is therefore taken as unchanged.
 func (s *scanner) shortcut(j *job, k Known, present bool) bool {
-	d := &j.doc
+	d := j.doc
 	if s.opt.Rehash || !present || k.SizeBytes != d.SizeBytes || k.MtimeNs != d.MtimeNs {
 		return false
 	}
@@ -350,7 +351,7 @@ func contentFailure(k Known) bool {
 
 // skip marks the document skipped with code and reason.
 func (s *scanner) skip(j *job, k Known, present bool, code errcode.Code, reason string) {
-	d := &j.doc
+	d := j.doc
 	d.Status, d.Code, d.Reason = record.StatusSkipped, string(code), reason
 	if code == errcode.BinarySkipped {
 		d.DocType, d.Lang = record.DocBinaryIgnored, ""
@@ -360,8 +361,9 @@ func (s *scanner) skip(j *job, k Known, present bool, code errcode.Code, reason 
 
 // fail records a file that could not be read.
 func (s *scanner) fail(j *job, size, mtimeNs int64, err error) {
-	d := &j.doc
 	if !j.hasDoc {
+		j.doc = &record.Document{}
+		d := j.doc
 		*d = record.NewDocument()
 		d.Root, d.RelPath, d.SourceType, d.DocType = s.root, j.rel, record.SourceFile, record.DocText
 		if c, ok := classifyName(path.Base(j.rel)); ok {
@@ -370,6 +372,7 @@ func (s *scanner) fail(j *job, size, mtimeNs int64, err error) {
 		d.SizeBytes, d.MtimeNs, d.MtimeUnix = size, mtimeNs, mtimeNs/1e9
 		j.hasDoc = true
 	}
+	d := j.doc
 	d.Status, d.Code = record.StatusError, string(errcode.ExtractFailed)
 	d.Reason = "cannot read file: " + unwrapPathError(err).Error()
 	d.ContentHash = ""
@@ -379,7 +382,7 @@ func (s *scanner) fail(j *job, size, mtimeNs int64, err error) {
 
 // finish sets Status (ok unless already set) and Change.
 func (s *scanner) finish(j *job, k Known, present bool) {
-	d := &j.doc
+	d := j.doc
 	if d.Status == "" {
 		d.Status = record.StatusOK
 	}

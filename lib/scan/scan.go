@@ -288,8 +288,9 @@ func unwrapPathError(err error) error {
 var errStopped = errors.New("scan: stopped")
 
 // earlyJobs bounds the files the walk may list and stat ahead while
-// LoadKnown runs (the usual window, 8 per worker, would stop it at once).
-const earlyJobs = 16384
+// LoadKnown runs (the usual window, 8 per worker, would stop it at once):
+// ~300 bytes each, held until the states are there.
+const earlyJobs = 1 << 16
 
 func (s *scanner) run(ctx context.Context, emit func(record.Document) error) (Stats, error) {
 	ctx, cancel := context.WithCancel(ctx)
@@ -443,8 +444,8 @@ func (s *scanner) deliver(j *job, st *Stats, seen *delivered, emit func(record.D
 	}
 	seen.add(s.knownMap(), j.rel)
 	st.BytesRead += j.bytesRead
-	countDoc(st, j.doc)
-	return emit(j.doc)
+	countDoc(st, *j.doc)
+	return emit(*j.doc)
 }
 
 func countDoc(st *Stats, d record.Document) {
