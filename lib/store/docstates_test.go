@@ -10,7 +10,8 @@ import (
 )
 
 // EachDocState reads back every field of every file document exactly,
-// whatever bytes a name or reason holds, across batches.
+// whatever bytes a name or reason holds (a NUL, which SQLite's formatting
+// cannot carry, sends its batch down the row-by-row path), across batches.
 func TestEachDocStateReadsEveryField(t *testing.T) {
 	ctx := context.Background()
 	s, _ := openTest(t)
@@ -27,6 +28,9 @@ func TestEachDocStateReadsEveryField(t *testing.T) {
 			switch i % 4 {
 			case 1:
 				d.Status, d.Code, d.Reason = record.StatusSkipped, "BINARY_SKIPPED", "content: is\nbinary, 3:x"
+				if i == 5 {
+					d.Reason = "member a\x00b.txt: unsafe name"
+				}
 				w.Status, w.Code, w.Reason = d.Status, d.Code, d.Reason
 			case 2:
 				d.DocType, d.Lang, d.ContentHash = record.DocCode, "go", ""
@@ -59,5 +63,30 @@ func TestEachDocStateReadsEveryField(t *testing.T) {
 			}
 		}
 		t.Fatalf("read %d documents, want %d", len(got), len(want))
+	}
+}
+
+// Without a NUL anywhere, a batch decodes as SQLite formats it (no row by
+// row fallback), hex-coded reason included.
+func TestDocStateBatchDecodes(t *testing.T) {
+	ctx := context.Background()
+	s, _ := openTest(t)
+	err := s.Update(ctx, func(tx *Tx) error {
+		d := doc("a/b.go")
+		d.Status, d.Code, d.Reason = record.StatusError, "EXTRACT_FAILED", "cannot read: ünïcode, 12:3"
+		_, err := tx.UpsertDocument(d, "")
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n, last int64
+	var batch string
+	if err := s.queryRow(ctx, docStateBatch, 0, docStateBatchRows).Scan(&n, &last, &batch); err != nil {
+		t.Fatal(err)
+	}
+	out, err := parseDocStates(batch, n, nil)
+	if err != nil || len(out) != 1 || out[0].path != "a/b.go" || out[0].Reason != "cannot read: ünïcode, 12:3" || out[0].Code != "EXTRACT_FAILED" {
+		t.Fatalf("batch %q decoded to %+v, %v", batch, out, err)
 	}
 }
