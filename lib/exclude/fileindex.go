@@ -83,3 +83,16 @@ func (x *fileIndex) decide(r Rules, relPath string) *Pattern {
 	}
 	return r[best]
 }
+
+// FileRules is a Rules list indexed to decide file paths: Decide gives
+// Rules.Decide(relPath, false) without trying every pattern.
+type FileRules struct {
+	rules Rules
+	x     *fileIndex
+}
+
+// ForFiles indexes r for deciding file paths.
+func (r Rules) ForFiles() *FileRules { return &FileRules{rules: r, x: newFileIndex(r, false)} }
+
+// Decide is Rules.Decide(relPath, false).
+func (f *FileRules) Decide(relPath string) *Pattern { return f.x.decide(f.rules, relPath) }

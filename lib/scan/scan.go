@@ -188,6 +188,7 @@ type scanner struct {
 	stateRel  string // state dir relative to root, "" when outside
 	stateReal string // state dir with symlinks resolved
 	base      exclude.Rules
+	baseFiles *exclude.FileRules // base, for files
 	engine    *exclude.Engine
 	workers   int
 
@@ -239,6 +240,7 @@ func newScanner(opt Options) (*scanner, error) {
 	if s.base, err = baseRules(opt.Ignore); err != nil {
 		return nil, err
 	}
+	s.baseFiles = s.base.ForFiles()
 	state := opt.StateDir
 	if state == "" {
 		state = filepath.Join(root, ".dir2mcp")

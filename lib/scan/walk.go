@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
+	"github.com/dir2mcp/dir2mcp/lib/exclude"
 )
 
 // walker lists directories in order and hands files to the workers. It
@@ -91,6 +92,15 @@ func (w *walker) warn(rel, msg string) bool {
 	return w.send(&job{rel: rel, warn: msg})
 }
 
+// joinName is filepath.Join(dir, name) for a clean dir and a name from
+// its listing (no separator, not "." or ".."), without cleaning again.
+func joinName(dir, name string) string {
+	if strings.HasSuffix(dir, string(filepath.Separator)) { // the file system root
+		return dir + name
+	}
+	return dir + string(filepath.Separator) + name
+}
+
 func join(dir, name string) string {
 	if dir == "" {
 		return name
@@ -124,13 +134,13 @@ func (w *walker) dir(ctx context.Context, rel, abs, real string, entries []fs.Di
 			continue
 		}
 		childRel := join(rel, e.Name())
-		if !w.enters(childRel, filepath.Join(real, e.Name())) {
+		if !w.enters(childRel, joinName(real, e.Name())) {
 			continue
 		}
 		if ahead == nil {
 			ahead = make([]*listing, len(entries))
 		}
-		ahead[i] = newListing(filepath.Join(abs, e.Name()))
+		ahead[i] = newListing(joinName(abs, e.Name()))
 	}
 	w.pre.push(ahead)
 	for i, e := range entries {
@@ -146,10 +156,13 @@ func (w *walker) dir(ctx context.Context, rel, abs, real string, entries []fs.Di
 			}
 			continue
 		}
-		childAbs := filepath.Join(abs, name)
-		childReal := filepath.Join(real, name)
+		childAbs := joinName(abs, name)
+		var childReal string // of a directory
 		t := e.Type()
 		isDir := t.IsDir()
+		if isDir {
+			childReal = joinName(real, name)
+		}
 		var target fs.FileInfo // set when following a symlink
 		if t&fs.ModeSymlink != 0 {
 			if !w.s.opt.FollowSymlinks {
@@ -341,8 +354,13 @@ func (w *walker) ignoreRule(rel string, isDir bool) string {
 // baseRule checks DefaultIgnore and Options.Ignore; i is the index of the
 // deciding pattern in the scanner's base rules.
 func (w *walker) baseRule(rel string, isDir bool) (reason string, i int) {
-	pat, ok := w.s.base.Excluded(rel, isDir)
-	if !ok {
+	var pat *exclude.Pattern
+	if isDir {
+		pat = w.s.base.Decide(rel, true)
+	} else {
+		pat = w.s.baseFiles.Decide(rel)
+	}
+	if pat == nil || pat.Negate {
 		return "", -1
 	}
 	for i, p := range w.s.base {
