@@ -259,7 +259,7 @@ func keepIndexed(ctx context.Context, e *env, st *store.Store, embs map[string]e
 		if err != nil {
 			e.ev.Emit(events.Warn, record.EvNotice, map[string]any{"message": "cannot watch for changes: " + err.Error()})
 		} else {
-			onDir = w.Add
+			onDir = w.AddWalked // the scan skips the state dir and every ignored directory
 			go func() { _ = w.Run(ctx, changed) }()
 		}
 	}

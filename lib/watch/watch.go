@@ -61,6 +61,12 @@ func (w *Watcher) Add(dir string) {
 	if rel != "." && w.opt.Skip != nil && w.opt.Skip(rel) {
 		return
 	}
+	w.AddWalked(dir)
+}
+
+// AddWalked watches dir, a directory a walk of the tree entered that skips
+// at least what Skip does (the indexer's scan): Skip is not asked again.
+func (w *Watcher) AddWalked(dir string) {
 	if err := w.w.Add(dir); err != nil && w.opt.Warn != nil && w.warned.CompareAndSwap(false, true) {
 		w.opt.Warn("cannot watch " + dir + " for changes (" + err.Error() + "); later edits there need `dir2mcp reindex` or a restart")
 	}
