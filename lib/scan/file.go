@@ -21,14 +21,14 @@ type job struct {
 	seq  int
 	rel  string
 	abs  string
-	de   fs.DirEntry // from the directory listing
 	info fs.FileInfo // the target's, when following a symlink
 	warn string      // non-empty: a warning, not a file
 	// early: sent while the known states were loading, outside the window
 	early bool
 
 	// stat's
-	fi      fs.FileInfo
+	statted bool
+	meta    meta
 	statErr error
 
 	// results (doc is set with hasDoc)
@@ -87,14 +87,30 @@ func (s *scanner) work(ctx context.Context, jobs <-chan *job, results chan<- *jo
 	}
 }
 
+// meta is what the scan needs of a file's metadata.
+type meta struct {
+	regular  bool
+	size     int64
+	mtimeNs  int64
+	mtimeSec int64
+}
+
+func metaOf(fi fs.FileInfo) meta {
+	t := fi.ModTime()
+	return meta{regular: fi.Mode().IsRegular(), size: fi.Size(), mtimeNs: t.UnixNano(), mtimeSec: t.Unix()}
+}
+
 // stat reads a file job's metadata (lstat, or the symlink target's).
 func (s *scanner) stat(j *job) {
-	if j.warn != "" {
+	if j.warn != "" || j.statted {
 		return
 	}
-	if j.fi = j.info; j.fi == nil {
-		j.fi, j.statErr = j.de.Info()
+	j.statted = true
+	if j.info != nil {
+		j.meta = metaOf(j.info)
+		return
 	}
+	j.meta, j.statErr = lstatMeta(j.abs)
 }
 
 // maxKeptBuf is the largest read buffer a worker keeps between files.
@@ -102,10 +118,8 @@ const maxKeptBuf = 32 << 20
 
 // process classifies, checks and hashes one file, filling j.doc.
 func (s *scanner) process(j *job, buf *[]byte) {
-	if j.fi == nil && j.statErr == nil {
-		s.stat(j)
-	}
-	fi := j.fi
+	s.stat(j)
+	fi := j.meta
 	if err := j.statErr; err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			j.vanished = true
@@ -114,16 +128,16 @@ func (s *scanner) process(j *job, buf *[]byte) {
 		}
 		return
 	}
-	if !fi.Mode().IsRegular() {
+	if !fi.regular {
 		return
 	}
 	j.doc = &record.Document{}
 	d := j.doc
 	*d = record.NewDocument()
 	d.Root, d.RelPath, d.SourceType = s.root, j.rel, record.SourceFile
-	d.SizeBytes = fi.Size()
-	d.MtimeNs = fi.ModTime().UnixNano()
-	d.MtimeUnix = fi.ModTime().Unix()
+	d.SizeBytes = fi.size
+	d.MtimeNs = fi.mtimeNs
+	d.MtimeUnix = fi.mtimeSec
 	j.hasDoc = true
 	known, present := s.knownMap()[j.rel]
 	present = present && !known.Deleted

@@ -208,7 +208,7 @@ func (w *walker) dir(ctx context.Context, rel, abs, real string, entries []fs.Di
 			w.noteIgnored(childRel, reason)
 			continue
 		}
-		if !w.send(&job{rel: childRel, abs: childAbs, de: e, info: target}) {
+		if !w.send(&job{rel: childRel, abs: childAbs, info: target}) {
 			return errStopped
 		}
 	}
