@@ -215,7 +215,10 @@ const (
 
 // write applies results in input order, batching them into transactions.
 func (x *Extractor) write(ctx context.Context, results <-chan result) error {
-	pending := map[int]result{}
+	// Results that came before their turn, by seq - next (a slow document
+	// may hold back any number of later ones).
+	var early []result
+	var have []bool
 	next := 0
 	var batch []result
 	flushAt := time.Now().Add(batchDelay)
@@ -228,29 +231,31 @@ func (x *Extractor) write(ctx context.Context, results <-chan result) error {
 		flushAt = time.Now().Add(batchDelay)
 		return err
 	}
+	// due reports whether the batch is to be committed after r: full, or
+	// past its delay (the clock is read after a document that was
+	// extracted, and every 64 unchanged ones, which cost nothing to hold).
+	due := func(r result) bool {
+		return len(batch) >= batchDocs || (r.act != actKeep || len(batch)%64 == 0) && time.Now().After(flushAt)
+	}
 	for r := range results {
-		if r.seq == next && len(pending) == 0 {
-			// In order (the common case): no detour through the map.
+		if r.seq == next && len(early) == 0 {
+			// In order (the common case).
 			next++
 			batch = append(batch, r)
-			if len(batch) >= batchDocs || time.Now().After(flushAt) {
-				if err := flush(); err != nil {
-					return err
-				}
+		} else {
+			i := r.seq - next
+			for len(early) <= i {
+				early, have = append(early, result{}), append(have, false)
 			}
-			continue
-		}
-		pending[r.seq] = r
-		for {
-			rr, ok := pending[next]
-			if !ok {
-				break
+			early[i], have[i] = r, true
+			for len(have) > 0 && have[0] {
+				batch = append(batch, early[0])
+				early[0] = result{}
+				early, have = early[1:], have[1:]
+				next++
 			}
-			delete(pending, next)
-			next++
-			batch = append(batch, rr)
 		}
-		if len(batch) >= batchDocs || time.Now().After(flushAt) {
+		if due(r) {
 			if err := flush(); err != nil {
 				return err
 			}

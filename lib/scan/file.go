@@ -34,6 +34,7 @@ type job struct {
 	// results (doc is set with hasDoc)
 	doc       *record.Document
 	hasDoc    bool
+	known     bool // the path is known and not deleted
 	vanished  bool // removed between listing and reading
 	bytesRead int64
 }
@@ -141,6 +142,7 @@ func (s *scanner) process(j *job, buf *[]byte) {
 	j.hasDoc = true
 	known, present := s.knownMap()[j.rel]
 	present = present && !known.Deleted
+	j.known = present
 
 	name := path.Base(j.rel)
 	cls, decided := classifyName(name)
@@ -391,7 +393,8 @@ func (s *scanner) fail(j *job, size, mtimeNs int64, err error) {
 	d.Reason = "cannot read file: " + unwrapPathError(err).Error()
 	d.ContentHash = ""
 	k, present := s.knownMap()[j.rel]
-	s.finish(j, k, present && !k.Deleted)
+	j.known = present && !k.Deleted
+	s.finish(j, k, j.known)
 }
 
 // finish sets Status (ok unless already set) and Change.

@@ -416,15 +416,13 @@ type delivered struct {
 	paths []string // which
 }
 
-// add notes the record of a present file.
+// add notes the record of a file that is known and not deleted.
 func (d *delivered) add(known map[string]Known, rel string) {
-	if k, ok := known[rel]; ok && !k.Deleted {
-		if d.paths == nil {
-			d.paths = make([]string, 0, len(known))
-		}
-		d.n++
-		d.paths = append(d.paths, rel)
+	if d.paths == nil {
+		d.paths = make([]string, 0, len(known))
 	}
+	d.n++
+	d.paths = append(d.paths, rel)
 }
 
 // deliver hands one finished job to emit (or Warn) and counts it.
@@ -444,7 +442,9 @@ func (s *scanner) deliver(j *job, st *Stats, seen *delivered, emit func(record.D
 		}
 		return nil
 	}
-	seen.add(s.knownMap(), j.rel)
+	if j.known {
+		seen.add(s.knownMap(), j.rel)
+	}
 	st.BytesRead += j.bytesRead
 	countDoc(st, *j.doc)
 	return emit(*j.doc)
