@@ -192,6 +192,8 @@ func runUp(ctx context.Context, cmd *ucli.Command) error {
 		return err
 	}
 	defer st.Close()
+	// The first run's comparison data is read while the server gets ready.
+	pre := indexer.Preload(ctx, st)
 	tr := &tracker{mode: "incremental"}
 	svc, err := startService(ctx, e, st, tr.status)
 	if err != nil {
@@ -214,7 +216,7 @@ func runUp(ctx context.Context, cmd *ucli.Command) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	indexed := make(chan error, 1)
-	go func() { indexed <- keepIndexed(ctx, e, st, embs, svc, tr) }()
+	go func() { indexed <- keepIndexed(ctx, e, st, embs, svc, tr, pre) }()
 	select {
 	case <-ctx.Done():
 		cancel()
@@ -244,7 +246,7 @@ func runUp(ctx context.Context, cmd *ucli.Command) error {
 // keepIndexed runs the initial index, then re-runs it incrementally on every
 // burst of file changes (ingest.watch) and whenever a tool stored chunks
 // that await embedding, until ctx ends. Only a fatal error stops it.
-func keepIndexed(ctx context.Context, e *env, st *store.Store, embs map[string]embed.Embedder, svc *service, tr *tracker) error {
+func keepIndexed(ctx context.Context, e *env, st *store.Store, embs map[string]embed.Embedder, svc *service, tr *tracker, pre *indexer.Preloaded) error {
 	changed := make(chan struct{}, 1)
 	var onDir func(string)
 	if e.cfg.Ingest.Watch {
@@ -264,7 +266,9 @@ func keepIndexed(ctx context.Context, e *env, st *store.Store, embs map[string]e
 		}
 	}
 	for {
-		if err := runJob(ctx, e, st, embs, tr, false, svc, onDir); err != nil {
+		err := runJob(ctx, e, st, embs, tr, false, svc, onDir, pre)
+		pre = nil // for the first run only
+		if err != nil {
 			if ctx.Err() != nil {
 				return nil
 			}
@@ -326,7 +330,8 @@ func lockWriters(ctx context.Context, e *env, tr *tracker, svc *service) (func()
 // runJob runs one indexing job with progress reporting. A server (svc set)
 // waits for another writer to release the index first; index and reindex
 // fail with INDEX_LOCKED.
-func runJob(ctx context.Context, e *env, st *store.Store, embs map[string]embed.Embedder, tr *tracker, full bool, svc *service, onDir func(string)) error {
+func runJob(ctx context.Context, e *env, st *store.Store, embs map[string]embed.Embedder, tr *tracker, full bool, svc *service,
+	onDir func(string), pre *indexer.Preloaded) error {
 	media, err := e.media()
 	if err != nil {
 		return err
@@ -353,7 +358,7 @@ func runJob(ctx context.Context, e *env, st *store.Store, embs map[string]embed.
 	stop := rep.Start(ctx, tr.status(ctx).JobID, mode, prog)
 	tr.setResumed(rep.ResumedFrom)
 	job := &indexer.Job{Config: e.cfg, Root: e.root.Dir(), Dir: e.dir, Store: st, Embedders: embs,
-		Events: e.ev, Progress: prog, Full: full, Media: media, OnDir: onDir}
+		Events: e.ev, Progress: prog, Full: full, Media: media, OnDir: onDir, Preloaded: pre}
 	if svc != nil {
 		job.Flushed = svc.refresh
 	}

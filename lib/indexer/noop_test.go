@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dir2mcp/dir2mcp/lib/events"
 	"github.com/dir2mcp/dir2mcp/lib/record"
 	"github.com/dir2mcp/dir2mcp/lib/store"
 	"github.com/dir2mcp/dir2mcp/lib/vector"
@@ -114,5 +115,41 @@ func TestNoOpRunTrustsSealedVectorFiles(t *testing.T) {
 	}
 	if int64(ix.Len()) != f.counts().ChunksByKind[record.KindCode] {
 		t.Errorf("index has %d vectors, store %d code chunks", ix.Len(), f.counts().ChunksByKind[record.KindCode])
+	}
+}
+
+// States read ahead of a run (Preload) are used only while the store has
+// not changed: a write in between makes the run read them again, so it
+// compares with what is indexed.
+func TestPreloadedStatesFollowTheStore(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, map[string]string{"a.md": "# A\n\nalpha\n", "b.txt": "beta\n"})
+	f.run(hasher(t, 64))
+
+	p := Preload(ctx, f.st)
+	if k := p.take(ctx, f.st); len(k) != 2 {
+		t.Fatalf("preloaded %d states of an unchanged store, want 2", len(k))
+	}
+	p = Preload(ctx, f.st)
+	<-p.done
+	writeFile(t, filepath.Join(f.root, "c.txt"), "gamma\n")
+	f.run(hasher(t, 64)) // writes c.txt: a new generation
+	if k := p.take(ctx, f.st); k != nil {
+		t.Fatalf("states preloaded before a write were used (%d)", len(k))
+	}
+
+	// A run handed stale preloaded states still sees the store as it is.
+	p = Preload(ctx, f.st)
+	<-p.done
+	os.Remove(filepath.Join(f.root, "c.txt"))
+	f.run(hasher(t, 64)) // deletes c.txt
+	prog := &Progress{}
+	j := &Job{Config: f.cfg, Root: f.root, Dir: f.dir, Store: f.st, Embedders: hasher(t, 64), Progress: prog,
+		Events: events.NewJSON(f.log), Preloaded: p}
+	if err := j.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if s := prog.Snapshot(); s.Unchanged != 2 || s.Deleted != 0 || s.Indexed != 0 {
+		t.Errorf("run with stale preloaded states: %+v", s)
 	}
 }

@@ -36,6 +36,8 @@ type Job struct {
 	// OnDir, if set, is called with each directory before the scan lists
 	// it (a file watcher registers it there; see ScanInput.OnDir).
 	OnDir func(absDir string)
+	// Preloaded, if set, holds the indexed states read ahead (Preload).
+	Preloaded *Preloaded
 }
 
 // Run takes the writer locks and indexes the root. It returns when every
@@ -99,7 +101,7 @@ func (j *Job) RunLocked(ctx context.Context) error {
 		defer wg.Done()
 		defer close(docs)
 		_, scanErr = Scan(ctx, j.Config, ScanInput{Root: j.Root, Dir: j.Dir, Store: j.Store, Rehash: changed || j.Full, Warn: WarnTo(j.Events),
-			Loaded: func(k map[string]scan.Known) { known = k }, OnDir: j.OnDir},
+			Loaded: func(k map[string]scan.Known) { known = k }, OnDir: j.OnDir, Preloaded: j.Preloaded},
 			func(d record.Document) error {
 				j.Progress.Found.Add(1)
 				select {
