@@ -82,7 +82,10 @@ type service struct {
 
 	payments *x402.Gate // nil when x402 is off
 
+	warmMu   sync.Mutex
 	warmOnce sync.Once
+	warming  sync.WaitGroup // the warm-up, which shutdown waits for (it reads the store)
+	closing  bool           // shutdown has begun: no warm-up starts
 }
 
 // resourcePoll is how often a server re-reads the index for resource list
@@ -131,9 +134,16 @@ func startService(ctx context.Context, e *env, st *store.Store, status func(cont
 // has the CPU to itself; serve calls it once it listens. Calls after the
 // first do nothing.
 func (s *service) warm() {
+	s.warmMu.Lock()
+	defer s.warmMu.Unlock()
+	if s.closing {
+		return
+	}
 	s.warmOnce.Do(func() {
 		s.engine.StartVectors()
+		s.warming.Add(1)
 		go func() {
+			defer s.warming.Done()
 			s.mcp.Warm()
 			if r, err := indexer.Redactor(s.e.cfg); err == nil {
 				r.Compile()
@@ -410,6 +420,10 @@ func (s *service) refresh(kind string) {
 // for in-flight requests.
 func (s *service) shutdown() error {
 	var err error
+	s.warmMu.Lock()
+	s.closing = true
+	s.warmMu.Unlock()
+	defer s.warming.Wait() // before the caller closes the store
 	if s.http != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
