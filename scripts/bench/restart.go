@@ -24,6 +24,7 @@ type restartRun struct {
 	walk             time.Duration
 	split            connectSplit
 	connect, settled time.Duration
+	settledCPU       time.Duration
 	idleKB           int64
 }
 
@@ -50,13 +51,13 @@ func restarts(o restartOptions) error {
 			if err != nil {
 				return fmt.Errorf("%s: %v", b.name, err)
 			}
-			r.split, r.connect, r.settled = up.split, up.connect, up.settled
+			r.split, r.connect, r.settled, r.settledCPU = up.split, up.connect, up.settled, up.settledCPU
 			time.Sleep(o.idle)
 			r.idleKB = procStatusKB(up.pid, "VmRSS")
 			up.stop()
 			runs[i] = append(runs[i], r)
-			fmt.Printf("round %d %-12s connect %-8s (event / initialized / ping %s) settled %-8s walk %-7s settled÷walk %.1f× idle RSS %s load %s\n",
-				round+1, b.name, r.connect.Round(time.Millisecond), r.split, r.settled.Round(time.Millisecond),
+			fmt.Printf("round %d %-12s connect %-8s (event / initialized / ping %s) settled %-8s (CPU %s) walk %-7s settled÷walk %.1f× idle RSS %s load %s\n",
+				round+1, b.name, r.connect.Round(time.Millisecond), r.split, r.settled.Round(time.Millisecond), r.settledCPU,
 				r.walk.Round(time.Millisecond), r.settled.Seconds()/r.walk.Seconds(), mb(r.idleKB), loadAvg())
 		}
 	}
@@ -78,6 +79,7 @@ func restarts(o restartOptions) error {
 		{"initialized", func(r restartRun) float64 { return r.split.initialized.Seconds() }, "s"},
 		{"connect (ping answered)", func(r restartRun) float64 { return r.connect.Seconds() }, "s"},
 		{"settled (index_complete)", func(r restartRun) float64 { return r.settled.Seconds() }, "s"},
+		{"  server CPU (user+sys) until settled", func(r restartRun) float64 { return r.settledCPU.Seconds() }, "s"},
 		{"plain lstat walk", func(r restartRun) float64 { return r.walk.Seconds() }, "s"},
 		{"settled ÷ walk", func(r restartRun) float64 { return r.settled.Seconds() / r.walk.Seconds() }, "×"},
 		{"idle RSS", func(r restartRun) float64 { return float64(r.idleKB) / 1024 }, "MB"},

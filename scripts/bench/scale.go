@@ -266,6 +266,7 @@ type upServer struct {
 	opts             mcpclient.Options
 	connect, settled time.Duration
 	split            connectSplit
+	settledCPU       time.Duration // the server's CPU time (user+sys) when it settled
 	stop             func()
 }
 
@@ -295,6 +296,7 @@ func startUp(bin, corpus, state string, env []string, heapProfile string) (*upSe
 	u := &upServer{pid: cmd.Process.Pid}
 	kill := func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() }
 	connected, complete := make(chan struct{}), make(chan time.Duration, 1)
+	var settledCPU time.Duration
 	go func() {
 		sc := bufio.NewScanner(stdout)
 		sc.Buffer(nil, 1<<20)
@@ -306,8 +308,12 @@ func startUp(bin, corpus, state string, env []string, heapProfile string) (*upSe
 				close(connected)
 			}
 			if strings.Contains(ln, `"event":"index_complete"`) {
+				took := time.Since(begin)
+				if settledCPU == 0 {
+					settledCPU = procCPU(u.pid)
+				}
 				select {
-				case complete <- time.Since(begin):
+				case complete <- took:
 				default:
 				}
 			}
@@ -338,6 +344,7 @@ func startUp(bin, corpus, state string, env []string, heapProfile string) (*upSe
 	u.split.ping = u.connect
 	select {
 	case u.settled = <-complete:
+		u.settledCPU = settledCPU // written before the send
 	case <-time.After(10 * time.Minute):
 		u.client.Close()
 		kill()
