@@ -375,6 +375,17 @@ func (e *Embedding) drain(ctx context.Context) error {
 			if len(batch) == 0 {
 				continue
 			}
+			if ks.ix == nil {
+				// Open left the files closed: reconcile them now, which
+				// may queue chunks whose vectors are missing, and fetch
+				// again so this pass embeds those too.
+				if _, err := e.writer(ctx, ks); err != nil {
+					return err
+				}
+				if batch, err = e.Store.PendingChunks(ctx, kind, ks.cursor, e.fetchSize()); err != nil {
+					return err
+				}
+			}
 			did = true
 			ks.cursor = batch[len(batch)-1].ChunkID
 			inputs := make([]embed.Input, len(batch))
@@ -480,6 +491,12 @@ func (e *Embedding) fetchSize() int { return e.batchSize() * e.concurrency() * 2
 // embedInto embeds inputs in parallel batches and adds the vectors to ks.
 // A batch that fails marks its chunks as embedding errors and indexing goes on.
 func (e *Embedding) embedInto(ctx context.Context, ks *kindState, ids []int64, inputs []embed.Input) error {
+	// The files are reconciled (if Open left them closed) before anything
+	// is added to them.
+	ix, err := e.writer(ctx, ks)
+	if err != nil {
+		return err
+	}
 	bs := e.batchSize()
 	type out struct {
 		lo   int
@@ -507,10 +524,6 @@ func (e *Embedding) embedInto(ctx context.Context, ks *kindState, ids []int64, i
 	wg.Wait()
 	if ctx.Err() != nil {
 		return ctx.Err()
-	}
-	ix, err := e.writer(ctx, ks)
-	if err != nil {
-		return err
 	}
 	var failed []int64
 	var failMsg string
