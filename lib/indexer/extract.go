@@ -170,6 +170,21 @@ func (x *Extractor) Run(ctx context.Context, in <-chan record.Document) error {
 	return ctx.Err()
 }
 
+// Keep accounts for d at once, as the writer would at its commit, when
+// nothing is to be written for it (unchanged and stored as it is: Stored),
+// and reports whether it did; else d is to be queued to Run. The caller
+// may use it only for the documents that come before the first one it
+// queues, whose accounting (counters, file_error events for files still
+// failing) the writer would do first, in the same order: a no-op run then
+// never passes its documents through the extract stage's goroutines.
+func (x *Extractor) Keep(d record.Document) bool {
+	if d.Change != record.ChangeUnchanged || x.Force || x.Stored == nil || x.InCommit != nil || !x.Stored(d) {
+		return false
+	}
+	x.count(&result{act: actKeep, doc: d})
+	return true
+}
+
 // init compiles the exclusion and redaction rules and the deferred types.
 func (x *Extractor) init() error {
 	ex, err := exclude.New(x.Config.Security.PathExcludes, x.Config.Security.SecretPatterns)

@@ -1,15 +1,18 @@
 package indexer
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/dir2mcp/dir2mcp/lib/events"
 	"github.com/dir2mcp/dir2mcp/lib/record"
+	"github.com/dir2mcp/dir2mcp/lib/scan"
 	"github.com/dir2mcp/dir2mcp/lib/store"
 	"github.com/dir2mcp/dir2mcp/lib/vector"
 )
@@ -151,5 +154,66 @@ func TestPreloadedStatesFollowTheStore(t *testing.T) {
 	}
 	if s := prog.Snapshot(); s.Unchanged != 2 || s.Deleted != 0 || s.Indexed != 0 {
 		t.Errorf("run with stale preloaded states: %+v", s)
+	}
+}
+
+var tsField = regexp.MustCompile(`"ts":"[^"]*",`)
+
+// A document the writer would keep as it is (unchanged, stored) is
+// accounted for by Keep exactly as the writer accounts for it at its
+// commit: same counters, same file_error events in the same order, when
+// Keep takes the documents before the first one queued and Run the rest.
+func TestKeepAccountsAsTheWriter(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, map[string]string{
+		"a.txt": "alpha\n", "b.zip": "PK\x03\x04 not really a zip", "c.bin": "\x00\x01\x02binary\x00",
+		"d.md": "# D\n\ndelta\n", "e.zip": "PK\x03\x04 broken too", "f.txt": "phi\n",
+	})
+	f.run(hasher(t, 64))
+	writeFile(t, filepath.Join(f.root, "d.md"), "# D\n\ndelta, changed\n")
+
+	var docs []record.Document
+	var known map[string]scan.Known
+	_, err := Scan(ctx, f.cfg, ScanInput{Root: f.root, Dir: f.dir, Store: f.st, Loaded: func(k map[string]scan.Known) { known = k }},
+		func(d record.Document) error { docs = append(docs, d); return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored := func(d record.Document) bool {
+		k, ok := known[d.RelPath]
+		return ok && !k.Deleted && k.SizeBytes == d.SizeBytes && k.MtimeNs == d.MtimeNs
+	}
+	run := func(keep bool) (Snapshot, string) {
+		var log bytes.Buffer
+		p := &Progress{}
+		x := &Extractor{Store: f.st, Config: f.cfg, Progress: p, Events: events.NewJSON(&log), Stored: stored}
+		in := make(chan record.Document, len(docs))
+		keeping := keep
+		for _, d := range docs {
+			if keeping && x.Keep(d) {
+				continue
+			}
+			keeping = false
+			in <- d
+		}
+		close(in)
+		if err := x.Run(ctx, in); err != nil {
+			t.Fatal(err)
+		}
+		return p.Snapshot(), tsField.ReplaceAllString(log.String(), "")
+	}
+	// The writer alone first: it stores d.md, which the second pass then
+	// finds unchanged as well (both passes see the same records).
+	want, wantEv := run(false)
+	got, gotEv := run(true)
+	if want.Errors == 0 || want.Unchanged == 0 || want.Skipped == 0 {
+		t.Fatalf("fixture: %+v", want)
+	}
+	want.Indexed, got.Indexed = 0, 0 // d.md: written by the first pass only
+	if got.Scanned != want.Scanned || got.Unchanged != want.Unchanged || got.Skipped != want.Skipped || got.Errors != want.Errors {
+		t.Errorf("with Keep %+v, writer alone %+v", got, want)
+	}
+	if gotEv != wantEv {
+		t.Errorf("events with Keep:\n%s\nwriter alone:\n%s", gotEv, wantEv)
 	}
 }

@@ -96,14 +96,25 @@ func (j *Job) RunLocked(ctx context.Context) error {
 	var scanErr, extractErr, embedErr error
 	// The indexed states, set by the scan before it sends a document.
 	var known map[string]scan.Known
+	x := &Extractor{Store: j.Store, Config: j.Config, Progress: j.Progress, Events: j.Events,
+		Committed: notify, Force: changed || j.Full, Media: j.Media,
+		Stored: func(d record.Document) bool {
+			k, ok := known[d.RelPath]
+			return ok && !k.Deleted && k.SizeBytes == d.SizeBytes && k.MtimeNs == d.MtimeNs
+		}}
 	wg.Add(3)
 	go func() {
 		defer wg.Done()
 		defer close(docs)
+		keeping := true // until the first document the extract stage must see
 		_, scanErr = Scan(ctx, j.Config, ScanInput{Root: j.Root, Dir: j.Dir, Store: j.Store, Rehash: changed || j.Full, Warn: WarnTo(j.Events),
 			Loaded: func(k map[string]scan.Known) { known = k }, OnDir: j.OnDir, Preloaded: j.Preloaded},
 			func(d record.Document) error {
 				j.Progress.Found.Add(1)
+				if keeping && x.Keep(d) {
+					return nil
+				}
+				keeping = false
 				select {
 				case docs <- d:
 					return nil
@@ -119,12 +130,6 @@ func (j *Job) RunLocked(ctx context.Context) error {
 	go func() {
 		defer wg.Done()
 		defer close(notify)
-		x := &Extractor{Store: j.Store, Config: j.Config, Progress: j.Progress, Events: j.Events,
-			Committed: notify, Force: changed || j.Full, Media: j.Media,
-			Stored: func(d record.Document) bool {
-				k, ok := known[d.RelPath]
-				return ok && !k.Deleted && k.SizeBytes == d.SizeBytes && k.MtimeNs == d.MtimeNs
-			}}
 		extractErr = x.Run(ctx, docs)
 		if extractErr != nil {
 			cancel()
