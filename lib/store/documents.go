@@ -64,6 +64,9 @@ func (s *Store) EachDocState(ctx context.Context, fn func(relPath string, d DocS
 		if n == 0 {
 			return nil
 		}
+		if int64(cap(buf)) < n {
+			buf = make([]docEntry, 0, n)
+		}
 		if buf, err = parseDocStates(batch, n, buf[:0]); err != nil {
 			if buf, err = s.docStateRows(ctx, after, last, buf[:0]); err != nil {
 				return err
