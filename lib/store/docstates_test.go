@@ -17,7 +17,7 @@ func TestEachDocStateReadsEveryField(t *testing.T) {
 	s, _ := openTest(t)
 	want := map[string]DocState{}
 	names := []string{"a.go", "new\nline.txt", "tab\tand:colon,comma.md", "nul\x00byte", "ünï/ç.txt", "12:34,5"}
-	for i := 0; i < docStateBatchRows+50; i++ {
+	for i := 0; i < 5*docStateBatchRows+50; i++ { // read in ranges, several batches each
 		names = append(names, "bulk/f"+strconv.Itoa(i)+".txt")
 	}
 	err := s.Update(ctx, func(tx *Tx) error {
@@ -82,7 +82,7 @@ func TestDocStateBatchDecodes(t *testing.T) {
 	}
 	var n, last int64
 	var batch string
-	if err := s.queryRow(ctx, docStateBatch, 0, docStateBatchRows).Scan(&n, &last, &batch); err != nil {
+	if err := s.queryRow(ctx, docStateBatch, 0, docStateBatchRows, 1<<62).Scan(&n, &last, &batch); err != nil {
 		t.Fatal(err)
 	}
 	out, err := parseDocStates(batch, n, nil)

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"errors"
+	"runtime"
 	"strconv"
 	"strings"
 
@@ -52,38 +53,83 @@ func (s *Store) DocRowsBound(ctx context.Context) (int64, error) {
 // allows, would cut SQLite's formatting short) is read row by row. The
 // strings fn gets share each batch's memory.
 func (s *Store) EachDocState(ctx context.Context, fn func(relPath string, d DocState)) error {
-	var after int64
-	var buf []docEntry
-	for {
-		var n, last int64
-		var batch string
-		err := s.queryRow(ctx, docStateBatch, after, docStateBatchRows).Scan(&n, &last, &batch)
-		if err != nil {
-			return wrapRead(err, "read documents")
-		}
-		if n == 0 {
-			return nil
-		}
-		if int64(cap(buf)) < n {
-			buf = make([]docEntry, 0, n)
-		}
-		if buf, err = parseDocStates(batch, n, buf[:0]); err != nil {
-			if buf, err = s.docStateRows(ctx, after, last, buf[:0]); err != nil {
-				return err
+	var lo, hi int64
+	if err := s.queryRow(ctx, "SELECT COALESCE(min(doc_id), 1), COALESCE(max(doc_id), 0) FROM documents").Scan(&lo, &hi); err != nil {
+		return wrapRead(err, "read documents")
+	}
+	// Large indexes are read in ranges of doc_id at once, one connection
+	// each: SQLite's work is most of the read, and a restart waits for it.
+	parts := int64(1)
+	if hi-lo > 4*docStateBatchRows {
+		parts = int64(max(1, runtime.GOMAXPROCS(0)))
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type batch struct {
+		es  []docEntry
+		err error
+	}
+	span := (hi - lo + parts) / parts
+	out := make([]chan batch, parts)
+	for i := range parts {
+		ch := make(chan batch, 2)
+		out[i] = ch
+		from, to := lo-1+i*span, min(hi, lo-1+(i+1)*span)
+		go func() {
+			defer close(ch)
+			for after := from; after < to; {
+				es, last, err := s.docStateBatch(ctx, after, to)
+				if err == nil && len(es) == 0 {
+					return
+				}
+				select {
+				case ch <- batch{es, err}:
+				case <-ctx.Done():
+					return
+				}
+				if err != nil {
+					return
+				}
+				after = last
+			}
+		}()
+	}
+	for _, ch := range out {
+		for b := range ch {
+			if b.err != nil {
+				return b.err
+			}
+			for _, e := range b.es {
+				fn(e.path, e.DocState)
 			}
 		}
-		for _, e := range buf {
-			fn(e.path, e.DocState)
-		}
-		after = last
 	}
+	return ctx.Err()
+}
+
+// docStateBatch reads the states of up to docStateBatchRows file documents
+// with doc_id in (after, to], and the highest doc_id it read.
+func (s *Store) docStateBatch(ctx context.Context, after, to int64) ([]docEntry, int64, error) {
+	var n, last int64
+	var b string
+	if err := s.queryRow(ctx, docStateBatch, after, docStateBatchRows, to).Scan(&n, &last, &b); err != nil {
+		return nil, 0, wrapRead(err, "read documents")
+	}
+	if n == 0 {
+		return nil, after, nil
+	}
+	es, err := parseDocStates(b, n, make([]docEntry, 0, n))
+	if err != nil {
+		es, err = s.docStateRows(ctx, after, last, es[:0])
+	}
+	return es, last, err
 }
 
 // docStateBatchRows is how many documents one docStateBatch reads.
 const docStateBatchRows = 8192
 
 // docStateBatch reads the states of up to ?2 file documents after doc_id ?1
-// as one string: per document, its fields in order, a number as
+// and up to ?3 as one string: per document, its fields in order, a number as
 // "<decimal>,", a text as "<byte length>:<bytes>", the reason (free text)
 // in hexadecimal.
 const docStateBatch = `SELECT count(*), COALESCE(max(doc_id), 0), COALESCE(group_concat(rec, ''), '') FROM (
@@ -93,7 +139,7 @@ const docStateBatch = `SELECT count(*), COALESCE(max(doc_id), 0), COALESCE(group
     octet_length(COALESCE(error_code, '')), COALESCE(error_code, ''),
     octet_length(r), r, deleted, octet_length(doc_type), doc_type, octet_length(lang), lang) AS rec
   FROM (SELECT *, iif(status = 'ok', '', hex(COALESCE(error, ''))) AS r FROM documents
-    WHERE source_type = 'file' AND doc_id > ?1 ORDER BY doc_id LIMIT ?2))`
+    WHERE source_type = 'file' AND doc_id > ?1 AND doc_id <= ?3 ORDER BY doc_id LIMIT ?2))`
 
 // docEntry is one document's state, as a batch decodes it.
 type docEntry struct {
