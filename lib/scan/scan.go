@@ -291,8 +291,8 @@ var errStopped = errors.New("scan: stopped")
 
 // earlyJobs bounds the files the walk may list and stat ahead while
 // LoadKnown runs (the usual window, 8 per worker, would stop it at once):
-// ~300 bytes each, held until the states are there.
-const earlyJobs = 1 << 16
+// ~300 bytes each (40 MB at most), held until the states are there.
+const earlyJobs = 1 << 17
 
 func (s *scanner) run(ctx context.Context, emit func(record.Document) error) (Stats, error) {
 	ctx, cancel := context.WithCancel(ctx)
