@@ -16,10 +16,26 @@ func Write(path string, data []byte, perm os.FileMode) error {
 	})
 }
 
+// WriteVolatile replaces path with data, created with perm, atomically
+// but without syncing it to disk: for files that describe a live process
+// and are written again at every start (connection.json), where a crash
+// leaves a stale file either way and a sync is only latency before the
+// process can say it is ready.
+func WriteVolatile(path string, data []byte, perm os.FileMode) error {
+	return write(path, perm, false, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
 // WriteFunc replaces path with what fill writes: it writes a temporary file
 // in the same directory, syncs it, renames it over path and syncs the
 // directory. On any error path is left untouched and the temp file removed.
-func WriteFunc(path string, perm os.FileMode, fill func(io.Writer) error) (err error) {
+func WriteFunc(path string, perm os.FileMode, fill func(io.Writer) error) error {
+	return write(path, perm, true, fill)
+}
+
+func write(path string, perm os.FileMode, sync bool, fill func(io.Writer) error) (err error) {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
@@ -38,14 +54,19 @@ func WriteFunc(path string, perm os.FileMode, fill func(io.Writer) error) (err e
 	if err = fill(f); err != nil {
 		return err
 	}
-	if err = f.Sync(); err != nil {
-		return err
+	if sync {
+		if err = f.Sync(); err != nil {
+			return err
+		}
 	}
 	if err = f.Close(); err != nil {
 		return err
 	}
 	if err = os.Rename(tmp, path); err != nil {
 		return err
+	}
+	if !sync {
+		return nil
 	}
 	if d, derr := os.Open(dir); derr == nil {
 		_ = d.Sync()

@@ -36,3 +36,20 @@ func TestWriteReplacesAtomically(t *testing.T) {
 		t.Fatalf("after failed write: %q, %d entries", b, len(entries))
 	}
 }
+
+// WriteVolatile replaces the file the same way, only without syncing.
+func TestWriteVolatileReplaces(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f")
+	for _, v := range []string{"one", "two"} {
+		if err := WriteVolatile(p, []byte(v), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, _ := os.ReadFile(p)
+	fi, _ := os.Stat(p)
+	entries, _ := os.ReadDir(dir)
+	if string(b) != "two" || fi.Mode().Perm() != 0o600 || len(entries) != 1 {
+		t.Fatalf("%q %v, %d entries", b, fi.Mode(), len(entries))
+	}
+}

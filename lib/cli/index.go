@@ -49,7 +49,7 @@ func runIndex(ctx context.Context, cmd *ucli.Command, full bool) error {
 		return err
 	}
 	tr := &tracker{}
-	if err := runJob(ctx, e, st, embs, tr, full, nil); err != nil {
+	if err := runJob(ctx, e, st, embs, tr, full, nil, nil, nil); err != nil {
 		return err
 	}
 	// A run where every new chunk failed to embed (provider down, bad key)

@@ -10,11 +10,14 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/dir2mcp/dir2mcp/lib/audit"
 	"github.com/dir2mcp/dir2mcp/lib/config"
+	"github.com/dir2mcp/dir2mcp/lib/embed"
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
 	"github.com/dir2mcp/dir2mcp/lib/events"
 	"github.com/dir2mcp/dir2mcp/lib/exclude"
@@ -78,6 +81,11 @@ type service struct {
 	tokens  *tokens.Registry // scoped tokens (nil without auth)
 
 	payments *x402.Gate // nil when x402 is off
+
+	warmMu   sync.Mutex
+	warmOnce sync.Once
+	warming  sync.WaitGroup // the warm-up, which shutdown waits for (it reads the store)
+	closing  bool           // shutdown has begun: no warm-up starts
 }
 
 // resourcePoll is how often a server re-reads the index for resource list
@@ -116,13 +124,47 @@ func startService(ctx context.Context, e *env, st *store.Store, status func(cont
 		s.engine.Close()
 		return nil, err
 	}
-	// Listening: compile the redaction rules now rather than in the first
-	// call that masks.
-	if r, err := indexer.Redactor(e.cfg); err == nil {
-		go r.Compile()
-	}
 	return s, nil
 }
+
+// warm starts loading, in the background, what the server otherwise loads
+// on first use: the vector files, the resource list, the built-in
+// redaction rules, the offline embedder's token table. A server that indexes calls it once its
+// first index run is done (or after warmAfter), so a restart's no-op run
+// has the CPU to itself; serve calls it once it listens. Calls after the
+// first do nothing.
+func (s *service) warm() {
+	s.warmMu.Lock()
+	defer s.warmMu.Unlock()
+	if s.closing {
+		return
+	}
+	s.warmOnce.Do(func() {
+		s.engine.StartVectors()
+		s.warming.Add(1)
+		go func() {
+			defer s.warming.Done()
+			s.mcp.Warm()
+			if r, err := indexer.Redactor(s.e.cfg); err == nil {
+				r.Compile()
+			}
+			seen := map[embed.Embedder]bool{}
+			for _, emb := range s.engine.Embedders {
+				if !seen[emb] {
+					seen[emb] = true
+					_ = embed.Load(emb) // a failure shows when embedding
+				}
+			}
+			// Return the loads' garbage before idling (as after an
+			// index run, keepIndexed).
+			debug.FreeOSMemory()
+		}()
+	})
+}
+
+// warmAfter is how long a server that indexes waits for its first index
+// run before it warms up anyway (see warm).
+const warmAfter = 10 * time.Second
 
 // open builds the retrieval engine and the MCP server.
 func (s *service) open(status func(context.Context) indexer.Status) error {
@@ -160,7 +202,9 @@ func (s *service) open(status func(context.Context) indexer.Status) error {
 		ids[kind] = emb.ID()
 	}
 	s.models = e.modelNames(ids)
-	s.engine = retrieve.Open(s.store, e.dir, cfg, embs, time.Second)
+	// The vector files load when the server warms up (or a search needs
+	// them), not while a restart's no-op index run walks the tree.
+	s.engine = retrieve.OpenDeferred(s.store, e.dir, cfg, embs, time.Second)
 	s.vectors = s.engine.Vectors
 	s.engine.Complete = func() bool {
 		if status != nil {
@@ -376,6 +420,10 @@ func (s *service) refresh(kind string) {
 // for in-flight requests.
 func (s *service) shutdown() error {
 	var err error
+	s.warmMu.Lock()
+	s.closing = true
+	s.warmMu.Unlock()
+	defer s.warming.Wait() // before the caller closes the store
 	if s.http != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()

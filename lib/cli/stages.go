@@ -293,6 +293,7 @@ func runServe(ctx context.Context, cmd *ucli.Command) error {
 	if err := svc.announce(""); err != nil {
 		return err
 	}
+	svc.warm()
 	select {
 	case <-ctx.Done():
 		return nil

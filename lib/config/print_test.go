@@ -152,3 +152,40 @@ func TestSnapshot(t *testing.T) {
 		t.Errorf("snapshot lacks resolved values:\n%s", data)
 	}
 }
+
+// An unchanged snapshot is not written again (a restart with the same
+// config does not replace or sync it); a too-open one, or a changed
+// config, is.
+func TestSnapshotUnchangedIsKept(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, SnapshotFileName)
+	cfg, src, err := Load(LoadOptions{Dir: dir, Env: env(nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteSnapshot(p, cfg, src); err != nil {
+		t.Fatal(err)
+	}
+	first, _ := os.Stat(p)
+	if err := WriteSnapshot(p, cfg, src); err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := os.Stat(p); !os.SameFile(first, again) {
+		t.Error("an unchanged snapshot was replaced")
+	}
+	os.Chmod(p, 0o644)
+	if err := WriteSnapshot(p, cfg, src); err != nil {
+		t.Fatal(err)
+	}
+	if fi, _ := os.Stat(p); fi.Mode().Perm() != 0o600 || os.SameFile(first, fi) {
+		t.Errorf("a too-open snapshot was kept (mode %o)", fi.Mode().Perm())
+	}
+	cfg.Ingest.MaxFileMB++
+	before, _ := os.Stat(p)
+	if err := WriteSnapshot(p, cfg, src); err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := os.Stat(p); os.SameFile(before, after) {
+		t.Error("a changed snapshot was not written")
+	}
+}

@@ -25,6 +25,11 @@ func WriteSnapshot(path string, cfg *Config, src *Sources) error {
 	if err := encodeYAML(&b, root); err != nil {
 		return errcode.Wrap(errcode.Internal, err, "encoding config snapshot: %v", err)
 	}
+	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, b.Bytes()) {
+		if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm() == 0o600 {
+			return nil // unchanged (a restart with the same config): no write, no fsync
+		}
+	}
 	if err := writeFileAtomic(path, b.Bytes(), 0o600); err != nil {
 		return errcode.Wrap(errcode.Internal, err, "writing config snapshot %s: %v", path, err)
 	}

@@ -30,3 +30,18 @@ type Embedder interface {
 	// Embed returns one vector per input, in order.
 	Embed(ctx context.Context, in []Input) ([][]float32, error)
 }
+
+// Loader is an Embedder that loads its model on first use and can be
+// asked to load it ahead of time (a server does, in the background, once
+// it is serving).
+type Loader interface {
+	Load() error
+}
+
+// Load loads e's model now if it is a Loader; others need nothing.
+func Load(e Embedder) error {
+	if l, ok := e.(Loader); ok {
+		return l.Load()
+	}
+	return nil
+}

@@ -22,10 +22,41 @@ import (
 // and safe for concurrent use. A nil *Engine behaves as Default().
 type Engine struct {
 	paths       Rules
-	negations   bool // some path exclude is negated
-	secrets     []*secretRule
+	files       *fileIndex // paths, for files inside directories they let through
+	negations   bool       // some path exclude is negated
+	secrets     secretSet
 	secretSrc   []string // the secret patterns as configured
 	fingerprint string
+}
+
+// secretSet is the compiled secret patterns, built on first use: New
+// compiles (validates) only the patterns that are not built-in defaults,
+// which the tests compile, so an engine costs nothing until content is
+// checked. Compiling the defaults takes ~30 ms of CPU, which a server
+// restart or a no-op index run, reading no file, never needs.
+type secretSet struct {
+	patterns []string
+	checked  map[int]*secretRule // compiled by New
+	once     sync.Once
+	rules    []*secretRule
+}
+
+// get returns the rules in configuration order, compiling the rest.
+func (s *secretSet) get() []*secretRule {
+	s.once.Do(func() {
+		for i, p := range s.patterns {
+			r, ok := s.checked[i]
+			if !ok {
+				var err error
+				if r, err = compileSecret(p); err != nil {
+					panic(fmt.Sprintf("exclude: built-in secret pattern %q: %v", p, err))
+				}
+			}
+			s.rules = append(s.rules, r)
+		}
+		s.checked = nil
+	})
+	return s.rules
 }
 
 // New compiles an engine. A pattern that does not compile is a
@@ -42,13 +73,20 @@ func New(pathExcludes, secretPatterns []string) (*Engine, error) {
 		e.negations = e.negations || p.Negate
 		e.paths = append(e.paths, p)
 	}
+	// Files are matched once their directories were (pathExcluded,
+	// PathExcludedIn).
+	e.files = newFileIndex(e.paths, !e.negations)
+	e.secrets = secretSet{patterns: secretPatterns, checked: map[int]*secretRule{}}
 	for i, s := range secretPatterns {
+		if builtinPattern(s) {
+			continue // compiled on first use
+		}
 		r, err := compileSecret(s)
 		if err != nil {
 			return nil, errcode.FieldError(errcode.ConfigInvalid, fmt.Sprintf("security.secret_patterns[%d]", i),
 				"invalid secret pattern %q: %v", s, err)
 		}
-		e.secrets = append(e.secrets, r)
+		e.secrets.checked[i] = r
 	}
 	e.secretSrc = secretPatterns
 	h := sha256.New()
@@ -114,6 +152,53 @@ func (e *Engine) PathExcluded(relPath string) (pattern string, ok bool) {
 	return "", false
 }
 
+// PathExcludedIn is PathExcluded for a file (relPath, slash-separated,
+// clean, relative to the root) whose every parent directory was checked
+// with PathExcluded and is not excluded, as a walk that does not enter
+// excluded directories knows: only the file itself is matched, in both
+// case spellings.
+func (e *Engine) PathExcludedIn(relPath string) (pattern string, ok bool) {
+	if e == nil {
+		e = Default()
+	}
+	if len(e.paths) == 0 {
+		return "", false
+	}
+	if pat, ok := e.fileExcluded(relPath); ok {
+		return pat, true
+	}
+	if lower := strings.ToLower(relPath); lower != relPath {
+		return e.fileExcluded(lower)
+	}
+	return "", false
+}
+
+// fileExcluded is e.paths.Excluded(relPath, false).
+func (e *Engine) fileExcluded(relPath string) (string, bool) {
+	if p := e.files.decide(e.paths, relPath); p != nil && !p.Negate {
+		return p.String(), true
+	}
+	return "", false
+}
+
+// DirExcludedIn is PathExcluded(relDir + "/") for a directory whose every
+// parent directory was checked with PathExcluded and is not excluded.
+func (e *Engine) DirExcludedIn(relDir string) (pattern string, ok bool) {
+	if e == nil {
+		e = Default()
+	}
+	if len(e.paths) == 0 {
+		return "", false
+	}
+	if pat, ok := e.dirExcluded(relDir); ok {
+		return pat, true
+	}
+	if lower := strings.ToLower(relDir); lower != relDir {
+		return e.dirExcluded(lower)
+	}
+	return "", false
+}
+
 func (e *Engine) pathExcluded(relPath string) (pattern string, ok bool) {
 	isDir := strings.HasSuffix(relPath, "/")
 	p := path.Clean("/" + relPath)[1:] // rooted clean: no "..", no leading "/"
@@ -138,10 +223,7 @@ func (e *Engine) pathExcluded(relPath string) (pattern string, ok bool) {
 	if isDir {
 		return e.dirExcluded(p)
 	}
-	if pat, ok := e.paths.Excluded(p, false); ok {
-		return pat.String(), true
-	}
-	return "", false
+	return e.fileExcluded(p)
 }
 
 func (e *Engine) dirExcluded(dir string) (string, bool) {
@@ -181,13 +263,14 @@ func (e *Engine) SecretMatch(content []byte) (patternIndex int, ok bool) {
 	if e == nil {
 		e = Default()
 	}
-	if len(e.secrets) == 0 {
+	if len(e.secrets.patterns) == 0 {
 		return 0, false
 	}
+	rules := e.secrets.get()
 	st := statePool.Get().(*matchState)
 	st.reset(content)
 	defer statePool.Put(st)
-	for i, r := range e.secrets {
+	for i, r := range rules {
 		if r.match(content, st) {
 			return i, true
 		}

@@ -174,3 +174,43 @@ func TestEmptyEngine(t *testing.T) {
 		t.Error("engine without secret patterns matched")
 	}
 }
+
+// Inside directories a walk has checked, PathExcludedIn gives
+// PathExcluded's verdict for a file, and DirExcludedIn for a directory, in
+// either case spelling.
+func TestPathExcludedInAgreesWithPathExcluded(t *testing.T) {
+	negated, err := New(append([]string{"docs/private/*.md", "!docs/private/ok.md", "**/*.Secret"}, DefaultPathExcludes...), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := New(append([]string{"docs/private/*.md", "**/*.Secret", "**/gen/**"}, DefaultPathExcludes...), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range []*Engine{negated, plain} {
+		for _, p := range []string{"a.txt", ".env", "A/.ENV", "x/id_rsa", "x/y/Z.PEM", "docs/private/a.md", "docs/private/ok.md",
+			"docs/Private/a.md", "k.secret", "K.SECRET", "src/.npmrc", "src/main.go", ".aws/credentials", "a/.Docker/config.json", "x/.git", "x/.GIT", "node_modules", "a/b/Node_Modules", "docs/private", "gen", "a/gen", "a/GEN/x.go", "gen/x.go"} {
+			dirsOK := true
+			for i := range p {
+				if p[i] == '/' {
+					if _, ex := e.PathExcluded(p[:i] + "/"); ex {
+						dirsOK = false
+					}
+				}
+			}
+			if !dirsOK {
+				continue // a walk never gets inside
+			}
+			wp, wok := e.PathExcluded(p)
+			gp, gok := e.PathExcludedIn(p)
+			if wp != gp || wok != gok {
+				t.Errorf("%s: PathExcludedIn %q %v, PathExcluded %q %v", p, gp, gok, wp, wok)
+			}
+			wp, wok = e.PathExcluded(p + "/")
+			gp, gok = e.DirExcludedIn(p)
+			if wp != gp || wok != gok {
+				t.Errorf("%s/: DirExcludedIn %q %v, PathExcluded %q %v", p, gp, gok, wp, wok)
+			}
+		}
+	}
+}

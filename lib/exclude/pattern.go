@@ -28,6 +28,12 @@ type Pattern struct {
 	DirOnly  bool
 	anchored bool      // matched against the whole path, else against the base name
 	segs     []segment // path segments; a single segment when not anchored
+	// inside is set for "**/name/**" (segs are **, name, **): the pattern
+	// matches a path with a directory segment, any but the last, that
+	// matches name. Matched without splitting the path (matchPath would,
+	// for two "**"): such patterns (.git, node_modules) are tried on every
+	// path the scanner and the server check.
+	inside *segment
 }
 
 // Bounds on one pattern: a longer one, or one with more path segments, is
@@ -90,6 +96,10 @@ func ParsePattern(s string) (*Pattern, error) {
 	if !p.anchored && p.segs[0].kind == segDoubleStar {
 		p.segs[0] = segment{kind: segStar}
 	}
+	if p.anchored && len(p.segs) == 3 && p.segs[0].kind == segDoubleStar && p.segs[2].kind == segDoubleStar &&
+		p.segs[1].kind != segDoubleStar {
+		p.inside = &p.segs[1]
+	}
 	return p, nil
 }
 
@@ -110,6 +120,18 @@ func (p *Pattern) Match(relPath string, isDir bool) bool {
 			base = relPath[i+1:]
 		}
 		return p.segs[0].match(base)
+	}
+	if p.inside != nil {
+		for {
+			i := strings.IndexByte(relPath, '/')
+			if i < 0 {
+				return false // the last segment: "/**" needs one more
+			}
+			if p.inside.match(relPath[:i]) {
+				return true
+			}
+			relPath = relPath[i+1:]
+		}
 	}
 	return matchPath(p.segs, relPath)
 }

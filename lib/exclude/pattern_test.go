@@ -189,3 +189,56 @@ func TestMemoizedMatchAgrees(t *testing.T) {
 		}
 	}
 }
+
+// "**/name/**" is matched without splitting the path; the verdict is the
+// general matcher's.
+func TestInsidePatternMatchesLikeMatchPath(t *testing.T) {
+	paths := []string{"", "a", ".git", ".git/x", "a/.git/x", "a/.git", "a/b/.git/c/d", ".gitx/y", "a/x.git/y",
+		"node_modules/a", "a/node_modules", "a/node_modules/b/c", "NODE_MODULES/a", "a/b", "x/.git/"}
+	for _, pat := range []string{"**/.git/**", "**/node_modules/**", "**/*.d/**", "**/[ab]/**"} {
+		p, err := ParsePattern(pat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.inside == nil {
+			t.Fatalf("%s: no fast path", pat)
+		}
+		for _, s := range paths {
+			for _, dir := range []bool{false, true} {
+				if got, want := p.Match(s, dir), matchPath(p.segs, s); got != want {
+					t.Errorf("%s on %q (dir %v): %v, matchPath %v", pat, s, dir, got, want)
+				}
+			}
+		}
+	}
+}
+
+// The engine's file index decides a file path as Rules.Decide does, for
+// every kind of pattern, negations and precedence included.
+func TestFileIndexAgreesWithDecide(t *testing.T) {
+	sets := [][]string{
+		DefaultPathExcludes,
+		append(append([]string{}, DefaultPathExcludes...), "!keep.pem", "docs/*.md", "!docs/ok.md", "*.md", "a/**/b.txt", "[ab]*.log", "x?z", "build/", "/root.txt", "**/.env"),
+		{"*.go", "!main.go", "main*", "!*_test.go", "cmd/**", "**/testdata/**", "secret", "dir/secret"},
+	}
+	paths := []string{"a.txt", ".env", "x/.env", ".env.local", "k.pem", "keep.pem", "x/keep.pem", "docs/a.md", "docs/ok.md", "docs/sub/b.md",
+		"a/b.txt", "a/x/y/b.txt", "b.log", "c.log", "xyz", "x/xyz", "build", "root.txt", "x/root.txt", ".aws/credentials", "a/.aws/credentials",
+		"main.go", "x/main.go", "main_test.go", "util.go", "cmd/x", "cmd/a/b.go", "p/testdata/q", "secret", "dir/secret", "x/dir/secret",
+		".docker/config.json", "y/.docker/config.json", "config.json", ".git/HEAD", "a/node_modules/b", "id_rsa", "id_rsa.pub"}
+	for _, set := range sets {
+		var r Rules
+		for _, s := range set {
+			p, err := ParsePattern(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r = append(r, p)
+		}
+		x := newFileIndex(r, false)
+		for _, p := range paths {
+			if got, want := x.decide(r, p), r.Decide(p, false); got != want {
+				t.Errorf("%v on %q: index %v, Decide %v", set, p, got, want)
+			}
+		}
+	}
+}

@@ -336,7 +336,7 @@ func TestDefaultsUseFastStrategies(t *testing.T) {
 		{"prefix", "prefix"},
 	}
 	e := Default()
-	for i, r := range e.secrets {
+	for i, r := range e.secrets.get() {
 		var got []string
 		for _, a := range r.alts {
 			switch {
@@ -352,7 +352,7 @@ func TestDefaultsUseFastStrategies(t *testing.T) {
 			t.Errorf("pattern %d strategies = %v, want %v", i, got, want[i])
 		}
 	}
-	if lits := e.secrets[2].alts[0].lits; len(lits) != 4 {
+	if lits := e.secrets.get()[2].alts[0].lits; len(lits) != 4 {
 		t.Errorf("JWT prefix literals = %d, want 4 (authorization, access_token, id_token, refresh_token)", len(lits))
 	}
 }

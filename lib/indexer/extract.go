@@ -170,6 +170,21 @@ func (x *Extractor) Run(ctx context.Context, in <-chan record.Document) error {
 	return ctx.Err()
 }
 
+// Keep accounts for d at once, as the writer would at its commit, when
+// nothing is to be written for it (unchanged and stored as it is: Stored),
+// and reports whether it did; else d is to be queued to Run. The caller
+// may use it only for the documents that come before the first one it
+// queues, whose accounting (counters, file_error events for files still
+// failing) the writer would do first, in the same order: a no-op run then
+// never passes its documents through the extract stage's goroutines.
+func (x *Extractor) Keep(d record.Document) bool {
+	if d.Change != record.ChangeUnchanged || x.Force || x.Stored == nil || x.InCommit != nil || !x.Stored(d) {
+		return false
+	}
+	x.count(&result{act: actKeep, doc: d})
+	return true
+}
+
 // init compiles the exclusion and redaction rules and the deferred types.
 func (x *Extractor) init() error {
 	ex, err := exclude.New(x.Config.Security.PathExcludes, x.Config.Security.SecretPatterns)
@@ -215,7 +230,10 @@ const (
 
 // write applies results in input order, batching them into transactions.
 func (x *Extractor) write(ctx context.Context, results <-chan result) error {
-	pending := map[int]result{}
+	// Results that came before their turn, by seq - next (a slow document
+	// may hold back any number of later ones).
+	var early []result
+	var have []bool
 	next := 0
 	var batch []result
 	flushAt := time.Now().Add(batchDelay)
@@ -228,18 +246,31 @@ func (x *Extractor) write(ctx context.Context, results <-chan result) error {
 		flushAt = time.Now().Add(batchDelay)
 		return err
 	}
+	// due reports whether the batch is to be committed after r: full, or
+	// past its delay (the clock is read after a document that was
+	// extracted, and every 64 unchanged ones, which cost nothing to hold).
+	due := func(r result) bool {
+		return len(batch) >= batchDocs || (r.act != actKeep || len(batch)%64 == 0) && time.Now().After(flushAt)
+	}
 	for r := range results {
-		pending[r.seq] = r
-		for {
-			rr, ok := pending[next]
-			if !ok {
-				break
-			}
-			delete(pending, next)
+		if r.seq == next && len(early) == 0 {
+			// In order (the common case).
 			next++
-			batch = append(batch, rr)
+			batch = append(batch, r)
+		} else {
+			i := r.seq - next
+			for len(early) <= i {
+				early, have = append(early, result{}), append(have, false)
+			}
+			early[i], have[i] = r, true
+			for len(have) > 0 && have[0] {
+				batch = append(batch, early[0])
+				early[0] = result{}
+				early, have = early[1:], have[1:]
+				next++
+			}
 		}
-		if len(batch) >= batchDocs || time.Now().After(flushAt) {
+		if due(r) {
 			if err := flush(); err != nil {
 				return err
 			}

@@ -2,6 +2,7 @@ package indexer
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -143,7 +144,7 @@ func (r *Reporter) Start(ctx context.Context, jobID, mode string, prog *Progress
 			data["message"] = fmt.Sprintf("Indexing complete: %d files scanned, %d indexed, %d unchanged, %d skipped, %d deleted, %d errors; %d chunks, %d embedded%s (%.1fs)",
 				st.Run.Scanned, st.Run.Indexed, st.Run.Unchanged, st.Run.Skipped, st.Run.Deleted, st.Run.Errors,
 				st.Totals.Chunks, st.Totals.Embedded, embedFailures(st.Run.EmbedErrors), time.Since(r.started).Seconds())
-			if x, err := corpus.ExcludedDocs(context.WithoutCancel(ctx), r.Store, []string{string(errcode.SecretExcluded)}, nil, nil); err == nil && len(x) > 0 {
+			if x, err := secretExcluded(context.WithoutCancel(ctx), r.Store); err == nil && len(x) > 0 {
 				data["secret_excluded"] = x
 				data["message"] = data["message"].(string) + "\n" + corpus.ExcludedLine(x, maxExcludedNamed)
 			}
@@ -174,6 +175,35 @@ func (r *Reporter) resume(ctx context.Context) {
 		"message": fmt.Sprintf("Resuming interrupted indexing job %s (it had scanned %d files and indexed %d; %d chunks await embedding)",
 			ix.JobID, ix.Scanned, ix.Indexed, pending),
 	})
+}
+
+// keySecretExcluded holds the files excluded as secrets (as JSON) of a
+// store generation.
+const keySecretExcluded = "derived.secret_excluded"
+
+// secretExcluded lists the files excluded as secrets, for the summary. The
+// list is kept per store generation: a run that changed nothing (a no-op
+// restart) reads it back instead of searching every document row again
+// (25 ms on the Linux source, before index_complete).
+func secretExcluded(ctx context.Context, st *store.Store) ([]corpus.Excluded, error) {
+	v, at, now, ok, err := st.Derived(ctx, keySecretExcluded)
+	if err != nil {
+		return nil, err
+	}
+	var x []corpus.Excluded
+	if ok && at == now && json.Unmarshal([]byte(v), &x) == nil {
+		return x, nil
+	}
+	// Labelled with the generation read before: a write since makes it
+	// stale, never wrong.
+	x, err = corpus.ExcludedDocs(ctx, st, []string{string(errcode.SecretExcluded)}, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	if b, err := json.Marshal(x); err == nil {
+		_ = st.SetDerived(ctx, keySecretExcluded, now, string(b))
+	}
+	return x, nil
 }
 
 // maxExcludedNamed bounds the files excluded as secrets the summary names.

@@ -34,6 +34,11 @@ type Job struct {
 	// Media turns PDFs, images and audio into text (nil: offline text
 	// layers only).
 	Media *Media
+	// OnDir, if set, is called with each directory before the scan lists
+	// it (a file watcher registers it there; see ScanInput.OnDir).
+	OnDir func(absDir string)
+	// Preloaded, if set, holds the indexed states read ahead (Preload).
+	Preloaded *Preloaded
 }
 
 // Run takes the writer locks and indexes the root. It returns when every
@@ -98,14 +103,25 @@ func (j *Job) RunLocked(ctx context.Context) error {
 	var scanErr, extractErr, embedErr error
 	// The indexed states, set by the scan before it sends a document.
 	var known map[string]scan.Known
+	x := &Extractor{Store: j.Store, Config: j.Config, Progress: j.Progress, Events: j.Events,
+		Committed: notify, Force: changed || j.Full, Media: j.Media,
+		Stored: func(d record.Document) bool {
+			k, ok := known[d.RelPath]
+			return ok && !k.Deleted && k.SizeBytes == d.SizeBytes && k.MtimeNs == d.MtimeNs
+		}}
 	wg.Add(3)
 	go func() {
 		defer wg.Done()
 		defer close(docs)
+		keeping := true // until the first document the extract stage must see
 		_, scanErr = Scan(ctx, j.Config, ScanInput{Root: j.Root, Dir: j.Dir, Store: j.Store, Rehash: changed || j.Full, Warn: WarnTo(j.Events),
-			Loaded: func(k map[string]scan.Known) { known = k }},
+			Loaded: func(k map[string]scan.Known) { known = k }, OnDir: j.OnDir, Preloaded: j.Preloaded},
 			func(d record.Document) error {
 				j.Progress.Found.Add(1)
+				if keeping && x.Keep(d) {
+					return nil
+				}
+				keeping = false
 				select {
 				case docs <- d:
 					return nil
@@ -121,12 +137,6 @@ func (j *Job) RunLocked(ctx context.Context) error {
 	go func() {
 		defer wg.Done()
 		defer close(notify)
-		x := &Extractor{Store: j.Store, Config: j.Config, Progress: j.Progress, Events: j.Events,
-			Committed: notify, Force: changed || j.Full, Media: j.Media,
-			Stored: func(d record.Document) bool {
-				k, ok := known[d.RelPath]
-				return ok && !k.Deleted && k.SizeBytes == d.SizeBytes && k.MtimeNs == d.MtimeNs
-			}}
 		extractErr = x.Run(ctx, docs)
 		if extractErr != nil {
 			cancel()
@@ -157,7 +167,14 @@ func (j *Job) RunLocked(ctx context.Context) error {
 	if err := j.Store.SyncPostings(ctx); err != nil {
 		return err
 	}
-	return SavePolicy(ctx, j.Store, j.Config, j.Media)
+	if changed {
+		if err := SavePolicy(ctx, j.Store, j.Config, j.Media); err != nil {
+			return err
+		}
+	}
+	// Last, once nothing else is written: the vector files and the store
+	// agree, and the next run need not compare them.
+	return emb.Seal(ctx)
 }
 
 // reset discards all indexed content and vector files (reindex).

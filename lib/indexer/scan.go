@@ -22,8 +22,76 @@ type ScanInput struct {
 	// file names); nil drops them.
 	Warn func(relPath, msg string)
 	// Loaded, if set, receives the indexed documents' states before the
-	// walk starts (nil without a store).
+	// first document is emitted (nil without a store).
 	Loaded func(map[string]scan.Known)
+	// OnDir, if set, is called with each directory before the walk lists
+	// it (scan.Options.OnDir): a watcher registers it there.
+	OnDir func(absDir string)
+	// Preloaded, if set, holds the indexed states read ahead (Preload);
+	// they are used when the store has not changed since.
+	Preloaded *Preloaded
+}
+
+// Preloaded is the indexed documents' states read ahead of a run, and the
+// store generation they belong to.
+type Preloaded struct {
+	done  chan struct{}
+	gen   store.Generation
+	known map[string]scan.Known // nil when the read failed or raced a write
+}
+
+// Preload reads the indexed states in the background, so a server starts
+// its first run with them (0.03 s on the Go tree, 0.15 s on the Linux
+// source, otherwise read when the run starts) while it gets ready to
+// listen. A write to the store meanwhile makes the run read them again.
+func Preload(ctx context.Context, st *store.Store) *Preloaded {
+	p := &Preloaded{done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		g1, err := st.Generation(ctx)
+		if err != nil {
+			return
+		}
+		known, err := loadKnown(ctx, st)
+		if err != nil {
+			return
+		}
+		if g2, err := st.Generation(ctx); err == nil && g2 == g1 {
+			p.gen, p.known = g1, known
+		}
+	}()
+	return p
+}
+
+// take returns the preloaded states if the store is still at their
+// generation (the caller holds the writer locks), and lets them go.
+func (p *Preloaded) take(ctx context.Context, st *store.Store) map[string]scan.Known {
+	<-p.done
+	known := p.known
+	p.known = nil
+	if known == nil {
+		return nil
+	}
+	if g, err := st.Generation(ctx); err != nil || g != p.gen {
+		return nil
+	}
+	return known
+}
+
+// loadKnown reads the indexed documents' states.
+func loadKnown(ctx context.Context, st *store.Store) (map[string]scan.Known, error) {
+	// Sized for every document row: growing a map of 78k paths would copy
+	// it a dozen times.
+	n, err := st.DocRowsBound(ctx)
+	if err != nil {
+		return nil, err
+	}
+	known := make(map[string]scan.Known, min(n, 1<<22))
+	err = st.EachDocState(ctx, func(p string, s store.DocState) {
+		known[p] = scan.Known{SizeBytes: s.SizeBytes, MtimeNs: s.MtimeNs, ContentHash: s.ContentHash, Status: s.Status,
+			Code: s.Code, Reason: s.Reason, Deleted: s.Deleted, DocType: s.DocType, Lang: s.Lang}
+	})
+	return known, err
 }
 
 // Scan walks the root and emits one document record per file, plus deleted
@@ -35,20 +103,23 @@ func Scan(ctx context.Context, cfg *config.Config, in ScanInput, emit func(recor
 	if err != nil {
 		return scan.Stats{}, err
 	}
-	var known map[string]scan.Known
-	if in.Store != nil {
-		states, err := in.Store.DocStates(ctx)
-		if err != nil {
-			return scan.Stats{}, err
+	// The indexed states load while the walk lists directories and stats
+	// files (they are compared once loaded).
+	load := func() (map[string]scan.Known, error) {
+		var known map[string]scan.Known
+		if in.Store != nil && in.Preloaded != nil {
+			known = in.Preloaded.take(ctx, in.Store)
 		}
-		known = make(map[string]scan.Known, len(states))
-		for p, s := range states {
-			known[p] = scan.Known{SizeBytes: s.SizeBytes, MtimeNs: s.MtimeNs, ContentHash: s.ContentHash, Status: s.Status,
-				Code: s.Code, Reason: s.Reason, Deleted: s.Deleted}
+		if in.Store != nil && known == nil {
+			var err error
+			if known, err = loadKnown(ctx, in.Store); err != nil {
+				return nil, err
+			}
 		}
-	}
-	if in.Loaded != nil {
-		in.Loaded(known)
+		if in.Loaded != nil {
+			in.Loaded(known)
+		}
+		return known, nil
 	}
 	st, err := scan.Walk(ctx, scan.Options{
 		Root:           in.Root,
@@ -58,9 +129,10 @@ func Scan(ctx context.Context, cfg *config.Config, in ScanInput, emit func(recor
 		Ignore:         cfg.Ingest.Ignore,
 		SizeCaps:       SizeCaps(cfg),
 		Exclude:        ex,
-		Known:          known,
+		LoadKnown:      load,
 		Rehash:         in.Rehash,
 		Warn:           in.Warn,
+		OnDir:          in.OnDir,
 	}, emit)
 	if hint := st.IgnoreHint(); err == nil && hint != "" && in.Warn != nil {
 		in.Warn("", hint)

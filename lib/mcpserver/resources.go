@@ -66,10 +66,25 @@ type catalog struct {
 	byPath    map[string]*mcp.Resource
 	sorted    []string      // rel_paths in order, for completion
 	ready     chan struct{} // closed once the first listing is loaded
+	started   sync.Once     // the first listing is being loaded
 }
 
 func newCatalog(s *Server) *catalog {
 	return &catalog{s: s, byPath: map[string]*mcp.Resource{}, ready: make(chan struct{})}
+}
+
+// start loads the first resource list in the background unless that has
+// begun, and reports whether this call began it. The list is loaded when
+// first needed (wait, links, paths, prefixed, the periodic refresh) or
+// when the owner asks for it (Server.Warm): a server that is restarting
+// over an unchanged index lets its no-op index run finish first.
+func (c *catalog) start() bool {
+	began := false
+	c.started.Do(func() {
+		began = true
+		go c.load()
+	})
+	return began
 }
 
 // load builds the first resource list (none without a store) and marks
@@ -90,6 +105,7 @@ func (c *catalog) load() {
 // wait blocks until the first resource list is loaded or ctx ends: a
 // client never sees the list of a server that has not read its index yet.
 func (c *catalog) wait(ctx context.Context) error {
+	c.start()
 	select {
 	case <-c.ready:
 		return nil
@@ -98,10 +114,23 @@ func (c *catalog) wait(ctx context.Context) error {
 	}
 }
 
-// Refresh re-reads the index and updates the resource list.
+// Refresh re-reads the index and updates the resource list (or starts
+// loading it, when it was not loaded yet).
 func (s *Server) Refresh(ctx context.Context) error {
 	s.MCP()
+	if s.catalog.start() {
+		return nil // the first listing reads the index as it is now
+	}
 	return s.catalog.refresh(ctx, true)
+}
+
+// Warm loads what the server otherwise loads on first use, the resource
+// list, and returns once it is loaded. A server that indexes calls it once
+// its first index run is done (or has gone on for a while); others right
+// after they listen.
+func (s *Server) Warm() {
+	s.MCP()
+	_ = s.catalog.wait(context.Background())
 }
 
 // WatchResources refreshes the resource list every interval until ctx
@@ -119,6 +148,9 @@ func (s *Server) WatchResources(ctx context.Context, every time.Duration) {
 			return
 		case <-t.C:
 			s.MCP()
+			if s.catalog.start() {
+				continue // loading the list now
+			}
 			if err := s.catalog.refresh(ctx, false); err != nil && ctx.Err() == nil {
 				s.log.Warn("refreshing resources", "err", err)
 			}
@@ -251,6 +283,7 @@ func mimeType(rel, docType string) string {
 // links returns resource_link content items for up to n of files that are
 // resources, in order.
 func (c *catalog) links(files []string, n int) []mcp.Content {
+	c.start()
 	<-c.ready
 	c.mu.RLock()
 	defer c.mu.RUnlock()
@@ -273,6 +306,7 @@ func (c *catalog) links(files []string, n int) []mcp.Content {
 // paths returns up to limit resource paths accepted by match, and how many
 // matched in all.
 func (c *catalog) paths(match func(string) bool, limit int) ([]string, int) {
+	c.start()
 	<-c.ready
 	c.mu.RLock()
 	defer c.mu.RUnlock()
@@ -292,6 +326,7 @@ func (c *catalog) paths(match func(string) bool, limit int) ([]string, int) {
 // prefixed returns the resource paths starting with prefix that scope
 // allows, using the sorted index.
 func (c *catalog) prefixed(prefix string, scope *corpus.Scope, limit int) ([]string, int) {
+	c.start()
 	<-c.ready
 	c.mu.RLock()
 	defer c.mu.RUnlock()

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -307,5 +308,34 @@ func TestServesBeforeResourceListIsLoaded(t *testing.T) {
 	res, err = cs.ListResources(ctx, nil)
 	if err != nil || len(res.Resources) != len(files) {
 		t.Fatalf("resources/list after loading: %v, %d resources, want %d", err, len(res.Resources), len(files))
+	}
+}
+
+// The resource list is read when first needed or when the owner warms the
+// server (after its first index run), not while the server starts: a
+// restarting server answers initialize, tools/list and ping without it.
+func TestResourceListLoadsWhenWarmedOrNeeded(t *testing.T) {
+	files := map[string]string{"a.txt": "alpha\n", "docs/b.md": "# B\n"}
+	s := indexedServer(t, files, nil)
+	var loads atomic.Int32
+	s.catalogHold = func() { loads.Add(1) }
+	cs := connect(t, s)
+	ctx := context.Background()
+	if _, err := cs.ListTools(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := cs.Ping(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := loads.Load(); n != 0 {
+		t.Fatalf("the resource list was loaded %d times before anything needed it", n)
+	}
+	s.Warm()
+	if n := loads.Load(); n != 1 {
+		t.Fatalf("Warm loaded the list %d times", n)
+	}
+	res, err := cs.ListResources(ctx, nil)
+	if err != nil || len(res.Resources) != len(files) || loads.Load() != 1 {
+		t.Fatalf("resources/list after Warm: %v, %d resources, %d loads", err, len(res.Resources), loads.Load())
 	}
 }

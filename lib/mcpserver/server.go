@@ -165,9 +165,9 @@ func (s *Server) build() {
 	s.catalog = newCatalog(s)
 	s.srv.AddResourceTemplate(fileTemplate, s.readResource)
 	// Listen before loading: the resource list is built in the
-	// background; resources/list, completions and resource links wait
-	// for it (catalog.wait), initialize and tools/list do not.
-	go s.catalog.load()
+	// background, when first needed or when the owner calls Warm;
+	// resources/list, completions and resource links wait for it
+	// (catalog.wait), initialize and tools/list do not.
 }
 
 func (s *Server) logger() *slog.Logger {

@@ -28,6 +28,9 @@ var toolNames = sync.OnceValue(func() []string {
 // "dir2mcp.search") into full names, refusing unknown ones with
 // CONFIG_INVALID naming field and the valid names.
 func ResolveTools(field string, names []string) ([]string, error) {
+	if len(names) == 0 {
+		return nil, nil // every tool; the list is built when first needed
+	}
 	all := toolNames()
 	var out []string
 	for _, n := range names {

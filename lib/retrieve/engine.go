@@ -145,6 +145,7 @@ func (e *Engine) Search(ctx context.Context, req Request) (Result, error) {
 	if req.Mode != ModeLexical && req.In != InTitle { // vectors are of content, not titles
 		go func() {
 			defer close(vecDone)
+			e.awaitVectors(ctx, route.kinds)
 			vec, res.VectorSkipped, queryVecs, vecErr = e.vectorSearch(ctx, gen, req.Query, route.kinds, filter, depth, req.K)
 		}()
 	} else {

@@ -344,3 +344,19 @@ func TestQueryEmbeddedPerKind(t *testing.T) {
 		t.Errorf("query embedded for kinds %v, want one embedding per kind", rec.kinds)
 	}
 }
+
+// An engine whose vector files load only when asked (a server restarting
+// loads them after its first index run) gives the first search the vector
+// channel: the search starts the load and waits for it.
+func TestFirstSearchWaitsForDeferredVectors(t *testing.T) {
+	e := setup(t)
+	eng := retrieve.OpenDeferred(e.st, e.dir, e.cfg, e.embs, 0)
+	defer eng.Close()
+	r, err := eng.Search(context.Background(), retrieve.Request{Query: "tar archive header"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.VectorHits == 0 || len(r.VectorSkipped) != 0 {
+		t.Errorf("first search: %d vector hits, skipped %v", r.VectorHits, r.VectorSkipped)
+	}
+}

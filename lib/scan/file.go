@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -20,15 +21,97 @@ type job struct {
 	seq  int
 	rel  string
 	abs  string
-	de   fs.DirEntry // from the directory listing
 	info fs.FileInfo // the target's, when following a symlink
 	warn string      // non-empty: a warning, not a file
+	// early: sent while the known states were loading, outside the window
+	early bool
 
-	// results
-	doc       record.Document
+	// stat's
+	statted bool
+	meta    meta
+	statErr error
+
+	// results (doc is set with hasDoc)
+	doc       *record.Document
 	hasDoc    bool
+	known     bool // the path is known and not deleted
 	vanished  bool // removed between listing and reading
 	bytesRead int64
+}
+
+// work processes jobs until they end: each file is statted at once, then
+// compared and read once the known states are there. Until then statted
+// jobs are held (at most earlyJobs in all), so the walk's lstats overlap
+// the loading of the known states.
+func (s *scanner) work(ctx context.Context, jobs <-chan *job, results chan<- *job) {
+	var buf []byte
+	var held []*job
+	finish := func(j *job) {
+		if j.warn == "" && ctx.Err() == nil {
+			s.process(j, &buf)
+		}
+		results <- j
+	}
+	flush := func() {
+		for _, j := range held {
+			finish(j)
+		}
+		held = nil
+	}
+	for {
+		if len(held) > 0 {
+			select {
+			case <-s.knownReady:
+				flush()
+				continue
+			case j, ok := <-jobs:
+				if !ok {
+					<-s.knownReady
+					flush()
+					return
+				}
+				s.stat(j)
+				held = append(held, j)
+				continue
+			}
+		}
+		j, ok := <-jobs
+		if !ok {
+			return
+		}
+		s.stat(j)
+		if s.knownLoaded() {
+			finish(j)
+		} else {
+			held = append(held, j)
+		}
+	}
+}
+
+// meta is what the scan needs of a file's metadata.
+type meta struct {
+	regular  bool
+	size     int64
+	mtimeNs  int64
+	mtimeSec int64
+}
+
+func metaOf(fi fs.FileInfo) meta {
+	t := fi.ModTime()
+	return meta{regular: fi.Mode().IsRegular(), size: fi.Size(), mtimeNs: t.UnixNano(), mtimeSec: t.Unix()}
+}
+
+// stat reads a file job's metadata (lstat, or the symlink target's).
+func (s *scanner) stat(j *job) {
+	if j.warn != "" || j.statted {
+		return
+	}
+	j.statted = true
+	if j.info != nil {
+		j.meta = metaOf(j.info)
+		return
+	}
+	j.meta, j.statErr = lstatMeta(j.abs)
 }
 
 // maxKeptBuf is the largest read buffer a worker keeps between files.
@@ -36,30 +119,30 @@ const maxKeptBuf = 32 << 20
 
 // process classifies, checks and hashes one file, filling j.doc.
 func (s *scanner) process(j *job, buf *[]byte) {
-	fi := j.info
-	if fi == nil {
-		var err error
-		if fi, err = j.de.Info(); err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				j.vanished = true
-			} else {
-				s.fail(j, 0, 0, err)
-			}
-			return
+	s.stat(j)
+	fi := j.meta
+	if err := j.statErr; err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			j.vanished = true
+		} else {
+			s.fail(j, 0, 0, err)
 		}
-	}
-	if !fi.Mode().IsRegular() {
 		return
 	}
-	d := &j.doc
+	if !fi.regular {
+		return
+	}
+	j.doc = &record.Document{}
+	d := j.doc
 	*d = record.NewDocument()
 	d.Root, d.RelPath, d.SourceType = s.root, j.rel, record.SourceFile
-	d.SizeBytes = fi.Size()
-	d.MtimeNs = fi.ModTime().UnixNano()
-	d.MtimeUnix = fi.ModTime().Unix()
+	d.SizeBytes = fi.size
+	d.MtimeNs = fi.mtimeNs
+	d.MtimeUnix = fi.mtimeSec
 	j.hasDoc = true
-	known, present := s.opt.Known[j.rel]
+	known, present := s.knownMap()[j.rel]
 	present = present && !known.Deleted
+	j.known = present
 
 	name := path.Base(j.rel)
 	cls, decided := classifyName(name)
@@ -67,7 +150,8 @@ func (s *scanner) process(j *job, buf *[]byte) {
 	if !decided {
 		d.DocType = record.DocText // until the content says otherwise
 	}
-	if pat, ok := s.engine.PathExcluded(j.rel); ok {
+	// The walk entered only directories PathExcluded let through.
+	if pat, ok := s.engine.PathExcludedIn(j.rel); ok {
 		s.skip(j, known, present, errcode.PathExcluded, fmt.Sprintf("path matches security.path_excludes pattern %q", pat))
 		return
 	}
@@ -76,6 +160,9 @@ func (s *scanner) process(j *job, buf *[]byte) {
 		return
 	}
 	if decided && (s.tooLarge(j, known, present) || s.shortcut(j, known, present)) {
+		return
+	}
+	if !decided && s.storedClass(j, known, present) {
 		return
 	}
 
@@ -159,6 +246,30 @@ func (s *scanner) process(j *job, buf *[]byte) {
 	s.finish(j, known, present)
 }
 
+// storedClass settles a file whose name does not decide its type without
+// opening it, when its size and mtime are the stored ones (so its content
+// is taken as unchanged, as shortcut does) and the stored classification is
+// known: the steps that follow sniffing the content are taken with the
+// stored type, and reports true when they settle the record. Otherwise it
+// leaves the document as it found it.
+func (s *scanner) storedClass(j *job, k Known, present bool) bool {
+	d := j.doc
+	if s.opt.Rehash || !present || k.DocType == "" || k.SizeBytes != d.SizeBytes || k.MtimeNs != d.MtimeNs {
+		return false
+	}
+	docType, lang := d.DocType, d.Lang
+	d.DocType, d.Lang = k.DocType, k.Lang
+	if d.DocType == record.DocBinaryIgnored {
+		s.skip(j, k, present, errcode.BinarySkipped, "content is binary")
+		return true
+	}
+	if s.tooLarge(j, k, present) || s.shortcut(j, k, present) {
+		return true
+	}
+	d.DocType, d.Lang = docType, lang
+	return false
+}
+
 // readAll reads the rest of f after the n bytes already in buf[:n], up to
 // limit+1 bytes in all (one more than allowed reveals a file that grew).
 func readAll(f *os.File, buf []byte, n int, limit int64) ([]byte, error) {
@@ -202,7 +313,7 @@ func (s *scanner) capFor(docType string) int64 {
 
 // tooLarge skips the file when its size exceeds its doc type's cap.
 func (s *scanner) tooLarge(j *job, known Known, present bool) bool {
-	d := &j.doc
+	d := j.doc
 	limit := s.capFor(d.DocType)
 	if limit <= 0 && textLike(d.DocType) {
 		limit = MaxTextBytes
@@ -219,7 +330,7 @@ func (s *scanner) tooLarge(j *job, known Known, present bool) bool {
 // and mtime are what the state dir holds and the verdict came from content
 // that is therefore taken as unchanged.
 func (s *scanner) shortcut(j *job, k Known, present bool) bool {
-	d := &j.doc
+	d := j.doc
 	if s.opt.Rehash || !present || k.SizeBytes != d.SizeBytes || k.MtimeNs != d.MtimeNs {
 		return false
 	}
@@ -256,7 +367,7 @@ func contentFailure(k Known) bool {
 
 // skip marks the document skipped with code and reason.
 func (s *scanner) skip(j *job, k Known, present bool, code errcode.Code, reason string) {
-	d := &j.doc
+	d := j.doc
 	d.Status, d.Code, d.Reason = record.StatusSkipped, string(code), reason
 	if code == errcode.BinarySkipped {
 		d.DocType, d.Lang = record.DocBinaryIgnored, ""
@@ -266,8 +377,9 @@ func (s *scanner) skip(j *job, k Known, present bool, code errcode.Code, reason 
 
 // fail records a file that could not be read.
 func (s *scanner) fail(j *job, size, mtimeNs int64, err error) {
-	d := &j.doc
 	if !j.hasDoc {
+		j.doc = &record.Document{}
+		d := j.doc
 		*d = record.NewDocument()
 		d.Root, d.RelPath, d.SourceType, d.DocType = s.root, j.rel, record.SourceFile, record.DocText
 		if c, ok := classifyName(path.Base(j.rel)); ok {
@@ -276,16 +388,18 @@ func (s *scanner) fail(j *job, size, mtimeNs int64, err error) {
 		d.SizeBytes, d.MtimeNs, d.MtimeUnix = size, mtimeNs, mtimeNs/1e9
 		j.hasDoc = true
 	}
+	d := j.doc
 	d.Status, d.Code = record.StatusError, string(errcode.ExtractFailed)
 	d.Reason = "cannot read file: " + unwrapPathError(err).Error()
 	d.ContentHash = ""
-	k, present := s.opt.Known[j.rel]
-	s.finish(j, k, present && !k.Deleted)
+	k, present := s.knownMap()[j.rel]
+	j.known = present && !k.Deleted
+	s.finish(j, k, j.known)
 }
 
 // finish sets Status (ok unless already set) and Change.
 func (s *scanner) finish(j *job, k Known, present bool) {
-	d := &j.doc
+	d := j.doc
 	if d.Status == "" {
 		d.Status = record.StatusOK
 	}

@@ -36,7 +36,8 @@ type ignoreFrame struct {
 	base  string
 	above string
 	rules exclude.Rules
-	lines []int // the line number of each rule in source
+	lines []int              // the line number of each rule in source
+	files *exclude.FileRules // rules, for files; built on first use
 }
 
 // match returns the deciding pattern for rel (relative to the root), the
@@ -51,7 +52,16 @@ func (g *gitignore) match(rel string, isDir bool) (pat *exclude.Pattern, frame *
 		case f.base != "":
 			p = rel[len(f.base)+1:]
 		}
-		if pat := f.rules.Decide(p, isDir); pat != nil {
+		var pat *exclude.Pattern
+		if isDir {
+			pat = f.rules.Decide(p, true)
+		} else {
+			if f.files == nil {
+				f.files = f.rules.ForFiles()
+			}
+			pat = f.files.Decide(p)
+		}
+		if pat != nil {
 			return pat, f, !pat.Negate
 		}
 	}

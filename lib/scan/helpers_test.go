@@ -78,3 +78,13 @@ func knownFrom(docs []record.Document) map[string]Known {
 	}
 	return k
 }
+
+// docsAs returns the records with Change set to change.
+func (r *result) docsAs(change string) []record.Document {
+	out := make([]record.Document, len(r.docs))
+	for i, d := range r.docs {
+		d.Change = change
+		out[i] = d
+	}
+	return out
+}

@@ -85,6 +85,12 @@ type Known struct {
 	Code    string
 	Reason  string
 	Deleted bool
+	// DocType and Lang are the stored classification. A file whose name
+	// does not decide its type and whose size and mtime are unchanged
+	// takes them instead of being opened and sniffed again; leave them
+	// empty if not stored.
+	DocType string
+	Lang    string
 }
 
 // Options configures a walk.
@@ -115,6 +121,15 @@ type Options struct {
 	Exclude *exclude.Engine
 	// Known maps rel_path to what the state dir holds; nil means empty.
 	Known map[string]Known
+	// LoadKnown, when set, returns Known instead: it runs while the walk
+	// lists directories and stats files, and the files are compared once
+	// it returns. An error ends the walk with that error.
+	LoadKnown func() (map[string]Known, error)
+	// OnDir, when set, is called with the absolute path of each directory
+	// before the walk lists it (the root first), possibly from another
+	// goroutine than emit's: a watcher registered there misses no change
+	// the listing could miss.
+	OnDir func(absDir string)
 	// Rehash rereads every file instead of trusting an unchanged size and
 	// mtime. Set it when the secret patterns changed since the last scan
 	// (compare exclude.Engine.Fingerprint), since a file taken as unchanged
@@ -173,8 +188,29 @@ type scanner struct {
 	stateRel  string // state dir relative to root, "" when outside
 	stateReal string // state dir with symlinks resolved
 	base      exclude.Rules
+	baseFiles *exclude.FileRules // base, for files
 	engine    *exclude.Engine
 	workers   int
+
+	known      map[string]Known // ready once knownReady is closed
+	knownReady chan struct{}
+	knownErr   error
+}
+
+// knownMap returns the known states, waiting for LoadKnown.
+func (s *scanner) knownMap() map[string]Known {
+	<-s.knownReady
+	return s.known
+}
+
+// knownLoaded reports whether the known states are there, without waiting.
+func (s *scanner) knownLoaded() bool {
+	select {
+	case <-s.knownReady:
+		return true
+	default:
+		return false
+	}
 }
 
 func newScanner(opt Options) (*scanner, error) {
@@ -196,13 +232,15 @@ func newScanner(opt Options) (*scanner, error) {
 	if err != nil {
 		return nil, errcode.Wrap(errcode.RootInaccessible, err, "root %s: %v", root, unwrapPathError(err))
 	}
-	s := &scanner{opt: opt, root: root, realRoot: realRoot, engine: opt.Exclude}
+	s := &scanner{opt: opt, root: root, realRoot: realRoot, engine: opt.Exclude, known: opt.Known,
+		knownReady: make(chan struct{})}
 	if s.engine == nil {
 		s.engine = exclude.Default()
 	}
 	if s.base, err = baseRules(opt.Ignore); err != nil {
 		return nil, err
 	}
+	s.baseFiles = s.base.ForFiles()
 	state := opt.StateDir
 	if state == "" {
 		state = filepath.Join(root, ".dir2mcp")
@@ -251,26 +289,50 @@ func unwrapPathError(err error) error {
 // errStopped ends the walk early (emit failed or ctx was cancelled).
 var errStopped = errors.New("scan: stopped")
 
+// earlyJobs bounds the files the walk may list and stat ahead while
+// LoadKnown runs (the usual window, 8 per worker, would stop it at once):
+// ~300 bytes each (40 MB at most), held until the states are there.
+const earlyJobs = 1 << 17
+
 func (s *scanner) run(ctx context.Context, emit func(record.Document) error) (Stats, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var st Stats
 
+	if s.opt.LoadKnown == nil {
+		close(s.knownReady)
+	} else {
+		go func() {
+			defer close(s.knownReady)
+			if s.known, s.knownErr = s.opt.LoadKnown(); s.knownErr != nil {
+				cancel()
+			}
+		}()
+	}
+
 	window := 8*s.workers + 64
 	slots := make(chan struct{}, window) // bounds jobs between walk and emit
-	jobs := make(chan *job, window)
+	jobs := make(chan *job, window+earlyJobs)
 	results := make(chan *job, window)
 
 	w := newWalker(s)
 	var walkErr error
 	go func() {
 		defer close(jobs)
-		seq := 0
+		seq, early := 0, 0
 		w.send = func(j *job) bool {
-			select {
-			case slots <- struct{}{}:
-			case <-ctx.Done():
-				return false
+			// Until the known states are loaded the walk runs ahead
+			// (up to earlyJobs), listing and statting; then the window
+			// holds.
+			if early < earlyJobs && !s.knownLoaded() {
+				early++
+				j.early = true
+			} else {
+				select {
+				case slots <- struct{}{}:
+				case <-ctx.Done():
+					return false
+				}
 			}
 			j.seq = seq
 			seq++
@@ -289,13 +351,7 @@ func (s *scanner) run(ctx context.Context, emit func(record.Document) error) (St
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var buf []byte
-			for j := range jobs {
-				if j.warn == "" && ctx.Err() == nil {
-					s.process(j, &buf)
-				}
-				results <- j
-			}
+			s.work(ctx, jobs, results)
 		}()
 	}
 	go func() {
@@ -303,7 +359,7 @@ func (s *scanner) run(ctx context.Context, emit func(record.Document) error) (St
 		close(results)
 	}()
 
-	seen := make(map[string]bool, len(s.opt.Known))
+	var seen delivered
 	pending := make(map[int]*job)
 	next := 0
 	var emitErr error
@@ -319,8 +375,10 @@ func (s *scanner) run(ctx context.Context, emit func(record.Document) error) (St
 			}
 			delete(pending, next)
 			next++
-			<-slots
-			if err := s.deliver(j, &st, seen, emit); err != nil {
+			if !j.early {
+				<-slots
+			}
+			if err := s.deliver(j, &st, &seen, emit); err != nil {
 				emitErr = err
 				cancel()
 				break
@@ -330,6 +388,10 @@ func (s *scanner) run(ctx context.Context, emit func(record.Document) error) (St
 	if emitErr != nil {
 		return st, emitErr
 	}
+	<-s.knownReady
+	if s.knownErr != nil {
+		return st, s.knownErr
+	}
 	if walkErr != nil && !errors.Is(walkErr, errStopped) {
 		return st, walkErr
 	}
@@ -338,7 +400,7 @@ func (s *scanner) run(ctx context.Context, emit func(record.Document) error) (St
 	}
 	st.Ignored += w.ignored
 	st.Entries, st.IgnoredBy = w.entries, w.rules.sorted()
-	for _, d := range s.gone(w, seen) {
+	for _, d := range s.gone(w, &seen) {
 		countDoc(&st, d)
 		if err := emit(d); err != nil {
 			return st, err
@@ -347,8 +409,24 @@ func (s *scanner) run(ctx context.Context, emit func(record.Document) error) (St
 	return st, nil
 }
 
+// delivered is the paths the walk delivered records for that are known
+// and live, by path only when needed.
+type delivered struct {
+	n     int      // how many
+	paths []string // which
+}
+
+// add notes the record of a file that is known and not deleted.
+func (d *delivered) add(known map[string]Known, rel string) {
+	if d.paths == nil {
+		d.paths = make([]string, 0, len(known))
+	}
+	d.n++
+	d.paths = append(d.paths, rel)
+}
+
 // deliver hands one finished job to emit (or Warn) and counts it.
-func (s *scanner) deliver(j *job, st *Stats, seen map[string]bool, emit func(record.Document) error) error {
+func (s *scanner) deliver(j *job, st *Stats, seen *delivered, emit func(record.Document) error) error {
 	switch {
 	case j.warn != "":
 		st.Warnings++
@@ -364,10 +442,12 @@ func (s *scanner) deliver(j *job, st *Stats, seen map[string]bool, emit func(rec
 		}
 		return nil
 	}
-	seen[j.rel] = true
+	if j.known {
+		seen.add(s.knownMap(), j.rel)
+	}
 	st.BytesRead += j.bytesRead
-	countDoc(st, j.doc)
-	return emit(j.doc)
+	countDoc(st, *j.doc)
+	return emit(*j.doc)
 }
 
 func countDoc(st *Stats, d record.Document) {
@@ -395,17 +475,31 @@ func countDoc(st *Stats, d record.Document) {
 // gone returns the records for known paths the walk did not meet, sorted
 // by path: skipped PATH_EXCLUDED inside an excluded directory, nothing
 // inside a directory that could not be listed, deleted otherwise.
-func (s *scanner) gone(w *walker, seen map[string]bool) []record.Document {
+func (s *scanner) gone(w *walker, seen *delivered) []record.Document {
+	known := s.knownMap()
+	live := 0
+	for _, k := range known {
+		if !k.Deleted {
+			live++
+		}
+	}
+	if seen.n == live {
+		return nil // every known file was met (each path is delivered once)
+	}
+	met := make(map[string]bool, len(seen.paths))
+	for _, p := range seen.paths {
+		met[p] = true
+	}
 	var paths []string
-	for rel, k := range s.opt.Known {
-		if !k.Deleted && !seen[rel] {
+	for rel, k := range known {
+		if !k.Deleted && !met[rel] {
 			paths = append(paths, rel)
 		}
 	}
 	sort.Strings(paths)
 	var out []record.Document
 	for _, rel := range paths {
-		k := s.opt.Known[rel]
+		k := known[rel]
 		d := record.NewDocument()
 		d.Root, d.RelPath, d.SourceType = s.root, rel, record.SourceFile
 		if c, ok := classifyName(path.Base(rel)); ok {

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
+	"github.com/dir2mcp/dir2mcp/lib/exclude"
 )
 
 // walker lists directories in order and hands files to the workers. It
@@ -18,6 +19,7 @@ type walker struct {
 	s    *scanner
 	git  *gitignore // nil when .gitignore files are not honoured
 	send func(*job) bool
+	pre  *prefetcher // lists the directories the walk will enter, ahead
 
 	realStack   []string        // real paths of the directories being walked
 	linkVisited map[string]bool // real directories entered through a symlink
@@ -46,18 +48,57 @@ func (w *walker) walk(ctx context.Context) error {
 	if w.s.opt.Gitignore {
 		w.git = newGitignore(w.s.realRoot, func(msg string) { w.warn("", msg) })
 	}
+	w.onDir(w.s.root)
 	entries, err := os.ReadDir(w.s.root)
 	if err != nil {
 		return errcode.Wrap(errcode.RootInaccessible, err, "cannot list root %s: %v", w.s.root, unwrapPathError(err))
 	}
+	w.pre = newPrefetcher(max(2, w.s.workers), w.onDir)
+	defer w.pre.close()
 	w.realStack = append(w.realStack, w.s.realRoot)
 	return w.dir(ctx, "", w.s.root, w.s.realRoot, entries)
+}
+
+// onDir calls Options.OnDir.
+func (w *walker) onDir(abs string) {
+	if w.s.opt.OnDir != nil {
+		w.s.opt.OnDir(abs)
+	}
+}
+
+// enters reports whether subdir would enter the directory rel (not a
+// symlink), with no side effects: it is not the state dir, not ignored,
+// not path-excluded. The walk lists such directories ahead.
+func (w *walker) enters(rel, real string) bool {
+	if rel == w.s.stateRel || real == w.s.stateReal {
+		return false
+	}
+	if reason, _ := w.baseRule(rel, true); reason != "" {
+		return false
+	}
+	if w.git != nil {
+		if _, _, ok := w.git.match(rel, true); ok {
+			return false
+		}
+	}
+	// The walk is inside rel's parent: it was checked.
+	_, excluded := w.s.engine.DirExcludedIn(rel)
+	return !excluded
 }
 
 // warn queues a warning in walk order; it reports false when the walk must
 // stop.
 func (w *walker) warn(rel, msg string) bool {
 	return w.send(&job{rel: rel, warn: msg})
+}
+
+// joinName is filepath.Join(dir, name) for a clean dir and a name from
+// its listing (no separator, not "." or ".."), without cleaning again.
+func joinName(dir, name string) string {
+	if strings.HasSuffix(dir, string(filepath.Separator)) { // the file system root
+		return dir + name
+	}
+	return dir + string(filepath.Separator) + name
 }
 
 func join(dir, name string) string {
@@ -84,7 +125,25 @@ func (w *walker) dir(ctx context.Context, rel, abs, real string, entries []fs.Di
 			}
 		}
 	}
-	for _, e := range entries {
+	// The subdirectories this walk will enter are listed ahead, in
+	// parallel, nearest first (symlinked ones, whose fate depends on the
+	// walk so far, are listed when entered).
+	var ahead []*listing
+	for i, e := range entries {
+		if !e.Type().IsDir() || !utf8.ValidString(e.Name()) {
+			continue
+		}
+		childRel := join(rel, e.Name())
+		if !w.enters(childRel, joinName(real, e.Name())) {
+			continue
+		}
+		if ahead == nil {
+			ahead = make([]*listing, len(entries))
+		}
+		ahead[i] = newListing(joinName(abs, e.Name()))
+	}
+	w.pre.push(ahead)
+	for i, e := range entries {
 		if ctx.Err() != nil {
 			return errStopped
 		}
@@ -97,10 +156,13 @@ func (w *walker) dir(ctx context.Context, rel, abs, real string, entries []fs.Di
 			}
 			continue
 		}
-		childAbs := filepath.Join(abs, name)
-		childReal := filepath.Join(real, name)
+		childAbs := joinName(abs, name)
+		var childReal string // of a directory
 		t := e.Type()
 		isDir := t.IsDir()
+		if isDir {
+			childReal = joinName(real, name)
+		}
 		var target fs.FileInfo // set when following a symlink
 		if t&fs.ModeSymlink != 0 {
 			if !w.s.opt.FollowSymlinks {
@@ -133,7 +195,11 @@ func (w *walker) dir(ctx context.Context, rel, abs, real string, entries []fs.Di
 			continue
 		}
 		if isDir {
-			if err := w.subdir(ctx, childRel, childAbs, childReal, target != nil); err != nil {
+			var l *listing
+			if ahead != nil && target == nil {
+				l = ahead[i]
+			}
+			if err := w.subdir(ctx, childRel, childAbs, childReal, target != nil, l); err != nil {
 				return err
 			}
 			continue
@@ -142,7 +208,7 @@ func (w *walker) dir(ctx context.Context, rel, abs, real string, entries []fs.Di
 			w.noteIgnored(childRel, reason)
 			continue
 		}
-		if !w.send(&job{rel: childRel, abs: childAbs, de: e, info: target}) {
+		if !w.send(&job{rel: childRel, abs: childAbs, info: target}) {
 			return errStopped
 		}
 	}
@@ -150,8 +216,13 @@ func (w *walker) dir(ctx context.Context, rel, abs, real string, entries []fs.Di
 }
 
 // subdir enters a directory unless it is the state dir, ignored, excluded,
-// or a symlink loop.
-func (w *walker) subdir(ctx context.Context, rel, abs, real string, viaLink bool) error {
+// or a symlink loop; l, if set, is its listing read ahead.
+func (w *walker) subdir(ctx context.Context, rel, abs, real string, viaLink bool, l *listing) error {
+	if l != nil {
+		// Listed ahead: enters found it is not the state dir, not
+		// ignored, not excluded (checks with nothing to count).
+		return w.enter(ctx, rel, abs, real, l)
+	}
 	if rel == w.s.stateRel || real == w.s.stateReal {
 		w.pruned[rel] = "inside the state directory"
 		w.ignored++
@@ -188,7 +259,19 @@ func (w *walker) subdir(ctx context.Context, rel, abs, real string, viaLink bool
 		}
 		w.linkVisited[real] = true
 	}
-	entries, err := os.ReadDir(abs)
+	return w.enter(ctx, rel, abs, real, nil)
+}
+
+// enter lists a directory (or takes its listing l) and walks it.
+func (w *walker) enter(ctx context.Context, rel, abs, real string, l *listing) error {
+	var entries []fs.DirEntry
+	var err error
+	if l != nil {
+		entries, err = l.get(w.onDir)
+	} else {
+		w.onDir(abs)
+		entries, err = os.ReadDir(abs)
+	}
 	if err != nil {
 		w.unreadable[rel] = true
 		msg := "cannot list directory: " + unwrapPathError(err).Error()
@@ -271,8 +354,13 @@ func (w *walker) ignoreRule(rel string, isDir bool) string {
 // baseRule checks DefaultIgnore and Options.Ignore; i is the index of the
 // deciding pattern in the scanner's base rules.
 func (w *walker) baseRule(rel string, isDir bool) (reason string, i int) {
-	pat, ok := w.s.base.Excluded(rel, isDir)
-	if !ok {
+	var pat *exclude.Pattern
+	if isDir {
+		pat = w.s.base.Decide(rel, true)
+	} else {
+		pat = w.s.baseFiles.Decide(rel)
+	}
+	if pat == nil || pat.Negate {
 		return "", -1
 	}
 	for i, p := range w.s.base {
@@ -287,9 +375,12 @@ func (w *walker) baseRule(rel string, isDir bool) (reason string, i int) {
 }
 
 // noteIgnored counts a path passed over and, for a known one, keeps the
-// reason for its deleted record.
+// reason for its deleted record (for any one while the known states are
+// still loading: the walk does not wait for them).
 func (w *walker) noteIgnored(rel, reason string) {
-	if _, ok := w.s.opt.Known[rel]; ok {
+	if !w.s.knownLoaded() {
+		w.ignoredFiles[rel] = reason
+	} else if _, ok := w.s.known[rel]; ok {
 		w.ignoredFiles[rel] = reason
 	}
 	w.ignored++

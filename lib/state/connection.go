@@ -57,13 +57,16 @@ func NewConnection(url string, t Token) Connection {
 	return c
 }
 
-// WriteConnection writes connection.json atomically.
+// WriteConnection writes connection.json atomically. It is not synced to
+// disk: it describes the running server, which writes it before it says
+// it is ready (a sync there is latency a client waits for) and removes it
+// when it stops.
 func (d Dir) WriteConnection(c Connection) error {
 	b, err := json.MarshalIndent(c, "", "  ")
 	if err != nil {
 		return err
 	}
-	return atomicfile.Write(d.Join(ConnectionFile), append(b, '\n'), FileMode)
+	return atomicfile.WriteVolatile(d.Join(ConnectionFile), append(b, '\n'), FileMode)
 }
 
 // ReadConnection reads connection.json.

@@ -165,5 +165,9 @@ func migrate(ctx context.Context, db *sql.DB) error {
 		 ON CONFLICT(key) DO UPDATE SET value = excluded.value`, fmt.Sprint(SchemaVersion)); err != nil {
 		return err
 	}
+	// Values derived from the content (derived.go) are recomputed.
+	if _, err := tx.ExecContext(ctx, bumpGeneration); err != nil {
+		return err
+	}
 	return tx.Commit()
 }

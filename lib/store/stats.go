@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"sort"
 	"strings"
@@ -21,10 +22,10 @@ type Counts struct {
 	EmbedErrors     int64            // live chunks whose embedding failed
 }
 
-// Counts reads the current totals.
-func (s *Store) Counts(ctx context.Context) (Counts, error) {
+// countIn counts the totals inside a read transaction (Counts).
+func countIn(ctx context.Context, tx *sql.Tx) (Counts, error) {
 	c := Counts{ByStatus: map[string]int64{}, ByDocType: map[string]int64{}, ChunksByKind: map[string]int64{}}
-	rows, err := s.rd.QueryContext(ctx, `SELECT deleted, status, doc_type, COUNT(*) FROM documents GROUP BY 1, 2, 3`)
+	rows, err := tx.QueryContext(ctx, `SELECT deleted, status, doc_type, COUNT(*) FROM documents GROUP BY 1, 2, 3`)
 	if err != nil {
 		return c, wrapRead(err, "count documents")
 	}
@@ -47,10 +48,10 @@ func (s *Store) Counts(ctx context.Context) (Counts, error) {
 		}
 	}
 	rows.Close()
-	if err := s.queryRow(ctx, "SELECT COUNT(*) FROM representations WHERE deleted = 0").Scan(&c.Representations); err != nil {
+	if err := tx.QueryRowContext(ctx, "SELECT COUNT(*) FROM representations WHERE deleted = 0").Scan(&c.Representations); err != nil {
 		return c, wrapRead(err, "count representations")
 	}
-	rows, err = s.rd.QueryContext(ctx, `SELECT index_kind, embedding_status, COUNT(*) FROM chunks WHERE deleted = 0 GROUP BY 1, 2`)
+	rows, err = tx.QueryContext(ctx, `SELECT index_kind, embedding_status, COUNT(*) FROM chunks WHERE deleted = 0 GROUP BY 1, 2`)
 	if err != nil {
 		return c, wrapRead(err, "count chunks")
 	}

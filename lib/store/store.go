@@ -36,6 +36,8 @@ type Store struct {
 	hookMu     sync.Mutex
 	onPostings func([]PostingsChange)
 	maint      PostingsMaintainer
+	// counts memoizes Counts per generation (derived.go).
+	counts countsMemo
 }
 
 // Options control how a Store is opened.

@@ -25,6 +25,11 @@ type ReloaderOptions struct {
 	// OnLoad, when set, is called on the reloader's goroutine after every
 	// load attempt and whenever the file disappears.
 	OnLoad func(Status)
+	// Deferred leaves the file unloaded until Start, Refresh or the first
+	// Current (whose caller searches an empty snapshot meanwhile), and the
+	// poll ticker idle until then: a server restarting over an unchanged
+	// index loads its vectors after its no-op index run, not during it.
+	Deferred bool
 }
 
 // Status describes a Reloader's snapshot and its last load attempt.
@@ -103,9 +108,20 @@ func NewReloader(path string, opts ReloaderOptions) *Reloader {
 		ready:   make(chan struct{}),
 	}
 	r.status.Path = path
-	r.kick <- struct{}{}
+	if !opts.Deferred {
+		r.kick <- struct{}{}
+	}
 	go r.run()
 	return r
+}
+
+// Start asks for the first load of a Deferred reloader (without waiting
+// for it); later calls, and calls on others, ask for a check.
+func (r *Reloader) Start() {
+	select {
+	case r.kick <- struct{}{}:
+	default:
+	}
 }
 
 // Current returns the latest fully loaded snapshot, or nil when none has
@@ -170,6 +186,9 @@ func (r *Reloader) run() {
 			return
 		case <-r.kick:
 		case <-tick:
+			if first && r.opts.Deferred {
+				continue // not started yet
+			}
 		}
 		r.check(false)
 		if first {

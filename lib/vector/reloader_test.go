@@ -216,3 +216,39 @@ func TestReloaderReadyAfterEarlyClose(t *testing.T) {
 		<-r.Ready() // must not block
 	}
 }
+
+// A Deferred reloader loads nothing, and its poll ticker stays idle, until
+// Start (or a search's Current); then it loads as any other.
+func TestReloaderDeferredLoadsOnStart(t *testing.T) {
+	path := filepath.Join(t.TempDir(), FileName("text"))
+	must(t, versionIndex(t, 1, 10, 8).WriteFile(path))
+	var loads atomic.Int32
+	r := NewReloader(path, ReloaderOptions{Deferred: true, PollInterval: time.Millisecond,
+		OnLoad: func(Status) { loads.Add(1) }})
+	defer r.Close()
+	select {
+	case <-r.Ready():
+		t.Fatal("a deferred reloader checked the file before Start")
+	case <-time.After(50 * time.Millisecond): // many poll ticks
+	}
+	if n := loads.Load(); n != 0 || r.Status().Loaded {
+		t.Fatalf("loaded %d times before Start", n)
+	}
+	r.Start()
+	<-r.Ready()
+	if ix := r.Current(); ix.Len() != 10 {
+		t.Fatalf("after Start Current has %d vectors", ix.Len())
+	}
+
+	// Without Start, the first Current asks for the load (and sees the
+	// empty snapshot meanwhile).
+	r2 := NewReloader(path, ReloaderOptions{Deferred: true})
+	defer r2.Close()
+	if r2.Current() != nil {
+		t.Fatal("Current of a deferred reloader returned a snapshot before any load")
+	}
+	<-r2.Ready()
+	if ix := r2.Current(); ix.Len() != 10 {
+		t.Fatalf("after the first Current, %d vectors", ix.Len())
+	}
+}

@@ -54,3 +54,31 @@ func TestSignalsChangesOutsideSkippedDirs(t *testing.T) {
 	os.Remove(filepath.Join(root, "src", "a.go"))
 	expect(t, ch, true, "delete")
 }
+
+// A Watcher watches the directories added to it (as the indexer's scan
+// lists them), and directories created under them, not the others.
+func TestWatcherWatchesAddedDirectories(t *testing.T) {
+	root := t.TempDir()
+	for _, d := range []string{"src", "other"} {
+		os.MkdirAll(filepath.Join(root, d), 0o755)
+	}
+	w, err := New(root, Options{Debounce: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ch := make(chan struct{}, 1)
+	w.Add(root)
+	w.Add(filepath.Join(root, "src"))
+	go w.Run(ctx, ch)
+
+	os.WriteFile(filepath.Join(root, "other", "x.txt"), []byte("x"), 0o644)
+	expect(t, ch, false, "write in a directory not added")
+	os.WriteFile(filepath.Join(root, "src", "a.go"), []byte("package a"), 0o644)
+	expect(t, ch, true, "write in an added directory")
+	os.MkdirAll(filepath.Join(root, "src", "new", "deep"), 0o755)
+	expect(t, ch, true, "new directory")
+	os.WriteFile(filepath.Join(root, "src", "new", "deep", "b.md"), []byte("# b"), 0o644)
+	expect(t, ch, true, "file in a new directory")
+}

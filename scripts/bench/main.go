@@ -24,8 +24,12 @@
 //     and with 1536-d vectors from a fake OpenAI-compatible provider, and
 //     with -linux the Linux kernel source, side by side in one run.
 //
+//   - with -restart: only no-op restarts of `up` over the complete index in
+//     -state (restart.go), with -restart-base another build's binaries in
+//     alternating rounds.
+//
 // Usage: go run ./scripts/bench [-corpus DIR] [-bin DIR] [-queries N] [-baseline REF [-compare-only]] [-load-only]
-// [-scale [-linux] [-heap-profile DIR]]
+// [-scale [-linux] [-heap-profile DIR]] [-restart -state DIR [-restart-base BINDIR] [-rounds N]]
 // (make bench builds the binaries first). The index is written to a temp
 // state dir, never into the corpus.
 package main
@@ -66,7 +70,33 @@ func main() {
 	scaleRun := flag.Bool("scale", false, "measure the scale corpora side by side and print one table (see scale.go)")
 	linux := flag.Bool("linux", os.Getenv("BENCH_LINUX") == "1", "with -scale: add the Linux kernel source (linux-source-6.1; many minutes)")
 	heapProfile := flag.String("heap-profile", "", "with -scale: write heap profiles of every dir2mcp process into this directory")
+	restartRun := flag.Bool("restart", false, "no-op restarts of `up` over -state (a complete index of -corpus): connect split, settled, plain walk, idle RSS")
+	restartBase := flag.String("restart-base", "", "with -restart: another build's bin directory, measured in alternating rounds")
+	restartBaseState := flag.String("restart-base-state", "", "with -restart-base: its state dir (default -state)")
+	rounds := flag.Int("rounds", 5, "with -restart: restarts per build")
+	idle := flag.Duration("idle", 3*time.Second, "with -restart: how long after settling idle RSS is read")
 	flag.Parse()
+	if *restartRun {
+		o := restartOptions{corpus: *corpus, state: *stateDir, baseState: *restartBaseState, rounds: *rounds, idle: *idle}
+		var err error
+		if o.state == "" {
+			err = fmt.Errorf("-restart needs -state DIR, a complete index of -corpus")
+		}
+		if err == nil {
+			o.bin, err = filepath.Abs(filepath.Join(*binDir, "dir2mcp"))
+		}
+		if err == nil && *restartBase != "" {
+			o.base, err = filepath.Abs(filepath.Join(*restartBase, "dir2mcp"))
+		}
+		if err == nil {
+			err = restarts(o)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *scaleRun {
 		bin, err := filepath.Abs(filepath.Join(*binDir, "dir2mcp"))
 		if err == nil && *heapProfile != "" {

@@ -37,6 +37,7 @@ type scaleResult struct {
 	sqliteBytes, vecBytes   int64
 	kwBytes                 int64 // the keyword index (postings files)
 	connect, settled        time.Duration
+	split                   connectSplit
 	idleKB, afterLoadKB     int64
 	idleFileKB, afterFileKB int64 // of which file-backed (mapped vector segments, the binary)
 	p50, p99                time.Duration
@@ -143,7 +144,7 @@ func measureCorpus(c scaleCorpus, o scaleOptions) (scaleResult, error) {
 		return r, err
 	}
 	defer up.stop()
-	r.connect, r.settled = up.connect, up.settled
+	r.connect, r.settled, r.split = up.connect, up.settled, up.split
 	time.Sleep(3 * time.Second) // idle: nothing asked of it since it settled
 	r.idleKB, r.idleFileKB = procStatusKB(up.pid, "VmRSS"), procStatusKB(up.pid, "RssFile")
 	lat, _, err := searchLatency(up.client, o.qs)
@@ -268,7 +269,21 @@ type upServer struct {
 	client           *mcpclient.Client
 	opts             mcpclient.Options
 	connect, settled time.Duration
+	split            connectSplit
+	settledCPU       time.Duration // the server's CPU time (user+sys) when it settled
 	stop             func()
+}
+
+// connectSplit is where a restart's connect time goes, each from the
+// process start: the connection event on stdout, connection.json (and
+// the token) read, the session initialized, the first ping answered.
+type connectSplit struct {
+	event, conn, initialized, ping time.Duration
+}
+
+func (c connectSplit) String() string {
+	r := func(d time.Duration) string { return d.Round(time.Millisecond).String() }
+	return r(c.event) + " / " + r(c.initialized) + " / " + r(c.ping)
 }
 
 // startUp starts `dir2mcp up` over an existing index and returns once its
@@ -285,6 +300,7 @@ func startUp(bin, corpus, state string, env []string, heapProfile string) (*upSe
 	u := &upServer{pid: cmd.Process.Pid}
 	kill := func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() }
 	connected, complete := make(chan struct{}), make(chan time.Duration, 1)
+	var settledCPU time.Duration
 	go func() {
 		sc := bufio.NewScanner(stdout)
 		sc.Buffer(nil, 1<<20)
@@ -296,8 +312,12 @@ func startUp(bin, corpus, state string, env []string, heapProfile string) (*upSe
 				close(connected)
 			}
 			if strings.Contains(ln, `"event":"index_complete"`) {
+				took := time.Since(begin)
+				if settledCPU == 0 {
+					settledCPU = procCPU(u.pid)
+				}
 				select {
-				case complete <- time.Since(begin):
+				case complete <- took:
 				default:
 				}
 			}
@@ -309,10 +329,13 @@ func startUp(bin, corpus, state string, env []string, heapProfile string) (*upSe
 		kill()
 		return nil, fmt.Errorf("up printed no connection event within 60s")
 	}
+	u.split.event = time.Since(begin)
 	ctx := context.Background()
 	u.opts, err = mcpclient.FromStateDir(state)
+	u.split.conn = time.Since(begin)
 	if err == nil {
 		u.client, err = mcpclient.Dial(ctx, u.opts)
+		u.split.initialized = time.Since(begin)
 	}
 	if err == nil {
 		err = u.client.Session.Ping(ctx, nil)
@@ -322,8 +345,10 @@ func startUp(bin, corpus, state string, env []string, heapProfile string) (*upSe
 		return nil, err
 	}
 	u.connect = time.Since(begin)
+	u.split.ping = u.connect
 	select {
 	case u.settled = <-complete:
+		u.settledCPU = settledCPU // written before the send
 	case <-time.After(10 * time.Minute):
 		u.client.Close()
 		kill()
@@ -437,6 +462,7 @@ func scaleTable(cs []scaleCorpus, rs []scaleResult) {
 		{"no-op restart: connect / settled", func(r scaleResult) string {
 			return r.connect.Round(10*time.Millisecond).String() + " / " + r.settled.Round(10*time.Millisecond).String()
 		}},
+		{"  connect split: connection event / initialized / ping", func(r scaleResult) string { return r.split.String() }},
 		{"plain lstat walk (first / before restart)", func(r scaleResult) string {
 			return r.walk.Round(time.Millisecond).String() + " / " + r.walkAgain.Round(time.Millisecond).String()
 		}},

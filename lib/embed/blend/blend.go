@@ -63,6 +63,16 @@ func New(parts ...Part) (*Embedder, error) {
 	return e, nil
 }
 
+// Load loads every part's model that is loaded on first use (embed.Loader).
+func (e *Embedder) Load() error {
+	for _, p := range e.parts {
+		if err := embed.Load(p.Embedder); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // ID names every part with its weight.
 func (e *Embedder) ID() string { return e.id }
 

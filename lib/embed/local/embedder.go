@@ -26,6 +26,9 @@ type Embedder struct {
 	once  sync.Once
 	load  func() (*Table, *Tokenizer, error)
 	pool  sync.Pool
+	// peek, when set, tells the table's dimension and content hash without
+	// decoding it, so ID and Dim cost nothing before the first Embed.
+	peek func() (dim int, hash string, err error)
 }
 
 var _ embed.Embedder = (*Embedder)(nil)
@@ -33,7 +36,7 @@ var _ embed.Embedder = (*Embedder)(nil)
 // New returns the embedder over the table built into the binary. The table
 // is decoded on first use (once per process, shared by all embedders).
 func New() *Embedder {
-	return &Embedder{load: DefaultTable}
+	return &Embedder{load: DefaultTable, peek: defaultTableInfo}
 }
 
 // NewWithTable returns an embedder over t.
@@ -49,6 +52,20 @@ func NewWithTable(t *Table) (*Embedder, error) {
 // it is usable (a *errcode.Error with CONFIG_INVALID if not).
 func (e *Embedder) Load() error { return e.init() }
 
+// Check reports whether the table looks usable (a *errcode.Error with
+// CONFIG_INVALID if not) without decoding it when it can: for the table
+// built into the binary it reads the header (dimension, shape) and the
+// stored checksum, ~0.1 ms instead of the ~20 ms of decoding 2 MB and
+// building the tokenizer. The table is then decoded, and its checksum
+// verified, on first use (or by Load).
+func (e *Embedder) Check() error {
+	if e.peek == nil {
+		return e.init()
+	}
+	_, _, err := e.peek()
+	return err
+}
+
 func (e *Embedder) init() error {
 	e.once.Do(func() {
 		e.table, e.tok, e.err = e.load()
@@ -59,14 +76,21 @@ func (e *Embedder) init() error {
 	return e.err
 }
 
-func idFor(t *Table) string {
-	return "local-use-lite-static/" + strconv.Itoa(t.Dim) + "@" + t.Hash[:12] + "." + TextVersion
+func idFor(t *Table) string { return idOf(t.Dim, t.Hash) }
+
+func idOf(dim int, hash string) string {
+	return "local-use-lite-static/" + strconv.Itoa(dim) + "@" + hash[:12] + "." + TextVersion
 }
 
 // ID names the model, its dimension, the table's content hash prefix and the
 // text preparation version, e.g. "local-use-lite-static/256@0123456789ab.t1".
 // It is "local-use-lite-static/invalid" if the table cannot be loaded.
 func (e *Embedder) ID() string {
+	if e.peek != nil {
+		if dim, hash, err := e.peek(); err == nil {
+			return idOf(dim, hash)
+		}
+	}
 	if e.init() != nil {
 		return "local-use-lite-static/invalid"
 	}
@@ -75,6 +99,11 @@ func (e *Embedder) ID() string {
 
 // Dim is the table's row length (0 if the table cannot be loaded).
 func (e *Embedder) Dim() int {
+	if e.peek != nil {
+		if dim, _, err := e.peek(); err == nil {
+			return dim
+		}
+	}
 	if e.init() != nil {
 		return 0
 	}

@@ -159,6 +159,40 @@ var defaultTable struct {
 	err  error
 }
 
+var defaultInfo struct {
+	once sync.Once
+	dim  int
+	hash string
+	err  error
+}
+
+// defaultTableInfo returns the dimension and content hash of the table
+// built into the binary from its header and stored checksum, without
+// decoding it: what ParseTable would report for an intact file (which the
+// tests check; a table that fails its checksum fails on first use).
+func defaultTableInfo() (int, string, error) {
+	d := &defaultInfo
+	d.once.Do(func() { d.dim, d.hash, d.err = peekTable(tableFile) })
+	return d.dim, d.hash, d.err
+}
+
+// peekTable reads a table file's dimension and stored body checksum (hex),
+// checking the header as ParseTable does but not the checksum itself.
+func peekTable(b []byte) (int, string, error) {
+	if len(b) < 24+4+sha256.Size || string(b[:8]) != tableMagic {
+		return 0, "", errTable("not a token table (bad magic or too short)")
+	}
+	le := binary.LittleEndian
+	if v := le.Uint32(b[8:]); v != tableVersion {
+		return 0, "", errTable("unsupported format version %d", v)
+	}
+	n, dim := int(le.Uint32(b[12:])), int(le.Uint32(b[16:]))
+	if n <= reserved || n > 1<<20 || dim <= 0 || dim > 4096 {
+		return 0, "", errTable("implausible shape %d×%d", n, dim)
+	}
+	return dim, hex.EncodeToString(b[len(b)-sha256.Size:]), nil
+}
+
 // DefaultTable returns the table built into the binary and its tokenizer,
 // decoded once on first use and shared.
 func DefaultTable() (*Table, *Tokenizer, error) {

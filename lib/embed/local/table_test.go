@@ -74,3 +74,27 @@ func TestFloat32TableEmbedding(t *testing.T) {
 		}
 	}
 }
+
+// The ID and dimension an embedder reports before it decodes the built-in
+// table (from the header and stored checksum) are those of the decoded
+// table.
+func TestPeekMatchesDecodedTable(t *testing.T) {
+	e := New()
+	if err := e.Check(); err != nil {
+		t.Fatal(err)
+	}
+	id, dim := e.ID(), e.Dim()
+	tab, _, err := DefaultTable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := idFor(tab); id != want || dim != tab.Dim {
+		t.Fatalf("before decoding: %s (%d-d), decoded: %s (%d-d)", id, dim, want, tab.Dim)
+	}
+	if err := e.Load(); err != nil || e.ID() != id || e.Dim() != dim {
+		t.Fatalf("after Load: %s (%d-d), %v", e.ID(), e.Dim(), err)
+	}
+	if _, _, err := peekTable(tableFile[:20]); err == nil {
+		t.Error("a truncated table passed the header check")
+	}
+}

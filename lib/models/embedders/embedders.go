@@ -65,8 +65,10 @@ func Open(cfg *config.Config) (map[string]embed.Embedder, error) {
 	var e embed.Embedder
 	switch p := Resolve(cfg); p {
 	case local.Name:
+		// The table is decoded on first use (a server loads it in the
+		// background once it is listening): Check reads only its header.
 		l := local.New()
-		if err := l.Load(); err != nil {
+		if err := l.Check(); err != nil {
 			return nil, err
 		}
 		h, err := hashing.New(localHashDim)
