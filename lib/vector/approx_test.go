@@ -360,3 +360,21 @@ func TestBitLengthMismatchRefused(t *testing.T) {
 		t.Error("a segment of 256-bit codes for 512 dimensions parsed")
 	}
 }
+
+// SearchExact is the exact scan: the exact top k of the live vectors.
+func TestSearchExact(t *testing.T) {
+	w, _ := newWriter(t, 48)
+	r := rand.New(rand.NewSource(40))
+	m := churn(t, w, r, 6, 400, 100, 3000)
+	for range 20 {
+		q := unit(r, 48)
+		got, err := w.snap.SearchExact(q, 15)
+		must(t, err)
+		if want := exactTop(m, q, 15); !slices.Equal(got, want) {
+			t.Fatalf("SearchExact %v, want %v", got, want)
+		}
+	}
+	if _, err := w.snap.SearchExact(make([]float32, 3), 1); errcode.Of(err) != errcode.InvalidField {
+		t.Errorf("wrong dimension: %v", err)
+	}
+}

@@ -85,7 +85,7 @@ func BenchmarkWriteFile(b *testing.B) {
 // the portable code) over random codes: every row's estimate and mask.
 func BenchmarkScanBits(b *testing.B) {
 	r := rand.New(rand.NewSource(1))
-	for _, c := range []struct{ n, dim int }{{56600, 512}, {546000, 512}, {56600, 1536}} {
+	for _, c := range []struct{ n, dim int }{{1024, 512}, {8192, 512}, {56600, 512}, {546000, 512}, {56600, 1536}} {
 		dp, nbits := bitDims(c.dim)
 		nb := bitBlocks(c.n)
 		codes := make([]byte, nb*bitBlockBytes(nbits))
@@ -142,6 +142,22 @@ func BenchmarkQueryPrep(b *testing.B) {
 		b.Run(itoaTest(dim)+"/int8", func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				quantizeQuery(q)
+			}
+		})
+	}
+}
+
+// BenchmarkEncodeBits is what a flush spends per vector on its one-bit
+// code (rotation, signs, factor).
+func BenchmarkEncodeBits(b *testing.B) {
+	r := rand.New(rand.NewSource(1))
+	for _, dim := range []int{512, 1536} {
+		v := unit(r, dim)
+		enc := newBitEncoder(dim)
+		code := make([]byte, enc.nbits/8)
+		b.Run(itoaTest(dim), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				enc.encode(v, code)
 			}
 		})
 	}
