@@ -7,6 +7,7 @@ import (
 	"math/rand"
 	"os"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
@@ -377,4 +378,33 @@ func TestSearchExact(t *testing.T) {
 	if _, err := w.snap.SearchExact(make([]float32, 3), 1); errcode.Of(err) != errcode.InvalidField {
 		t.Errorf("wrong dimension: %v", err)
 	}
+}
+
+// Concurrent searches return exactly what the same searches return one
+// at a time.
+func TestApproximateSearchConcurrent(t *testing.T) {
+	w, _, qs := approxFixture(t, 6000, 512, 6000)
+	s := w.snap
+	if !s.Approximate() {
+		t.Fatal("not approximate")
+	}
+	want := make([][]Hit, len(qs))
+	for i, q := range qs {
+		var err error
+		want[i], err = s.Search(q, 30, nil)
+		must(t, err)
+	}
+	var wg sync.WaitGroup
+	for g := range 12 {
+		wg.Go(func() {
+			for i := g; i < len(qs); i += 3 {
+				got, err := s.Search(qs[i], 30, nil)
+				if err != nil || !slices.Equal(got, want[i]) {
+					t.Errorf("query %d concurrently: %v %v, alone %v", i, err, got, want[i])
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }

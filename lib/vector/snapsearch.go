@@ -45,7 +45,7 @@ var (
 	BitCandidateFactor = 4
 	// ApproxRescoreDiv: the approximate path re-scores k + max(RescoreMin,
 	// k/ApproxRescoreDiv) candidates exactly.
-	ApproxRescoreDiv = 2
+	ApproxRescoreDiv = 4
 )
 
 // bitCount returns how many candidates a top-k one-bit scan keeps.
@@ -142,26 +142,7 @@ func (s *Snapshot) Search(q []float32, k int, accept func(label int64) bool) ([]
 		return s.approx(scanned, qc, qs, c, lo, hi, accept)
 	}))
 	if len(bitSegs) > 0 {
-		dp, nbits := bitDims(s.dim)
-		bq := newBitQuery(rotationFor(dp), nbits, q)
-		c1 := bitCount(k)
-		scan := func(bar float32) []Hit {
-			return inParts(blocks, bitPartMin/bitBlock, accept, func(lo, hi int) []Hit {
-				return s.bitCandidates(bitSegs, bq, c1, bar, lo, hi, accept)
-			})
-		}
-		bar := float32(math.Inf(-1))
-		if accept == nil { // a second scan would call accept again
-			bar = s.bitBar(bitSegs, bq, c1, blocks)
-		}
-		cands := scan(bar)
-		if len(cands) < c1 && bar > float32(math.Inf(-1)) {
-			cands = scan(float32(math.Inf(-1))) // the sampled bar was too high
-		}
-		if len(cands) > c1 { // several parts: keep the best c1 of their union
-			selectBest(cands, c1)
-			cands = cands[:c1]
-		}
+		cands := s.bitStage(bitSegs, blocks, q, bitCount(k), accept)
 		var dot [1]int32
 		for i, x := range cands {
 			if i+prefetchAhead < len(cands) {
@@ -375,6 +356,33 @@ func nthLargest(a []float32, m int) float32 {
 		}
 	}
 	return a[m]
+}
+
+// bitStage returns the c rows of the segments segs (blocks code blocks)
+// with the best one-bit estimates for q, labelled by position as in
+// approx, scanning in parts when large.
+func (s *Snapshot) bitStage(segs []int, blocks int, q []float32, c int, accept func(int64) bool) []Hit {
+	dp, nbits := bitDims(s.dim)
+	bq := newBitQuery(rotationFor(dp), nbits, q)
+	scan := func(bar float32) []Hit {
+		hits := inParts(blocks, bitPartMin/bitBlock, accept, func(lo, hi int) []Hit {
+			return s.bitCandidates(segs, bq, c, bar, lo, hi, accept)
+		})
+		if len(hits) > c { // several parts: keep the best c of their union
+			selectBest(hits, c)
+			hits = hits[:c]
+		}
+		return hits
+	}
+	if accept != nil { // one scan: a second would call accept again
+		return scan(float32(math.Inf(-1)))
+	}
+	bar := s.bitBar(segs, bq, c, blocks)
+	hits := scan(bar)
+	if len(hits) < c && bar > float32(math.Inf(-1)) {
+		hits = scan(float32(math.Inf(-1))) // the sampled bar was too high
+	}
+	return hits
 }
 
 // bitCandidates returns up to c candidates with the best one-bit estimates
