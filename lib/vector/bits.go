@@ -117,19 +117,46 @@ func rotationFor(dp int) *rotation {
 
 // apply sets x (len dp) to the rotation of v (len ≤ dp, zero-padded).
 func (r *rotation) apply(v, x []float32) {
+	r.applyUnscaled(v, x)
+	for i := range x[:r.dp] {
+		x[i] *= r.scale
+	}
+}
+
+// applyUnscaled sets x to the rotation of v times dp^1.5 (r.scale's
+// inverse): the signs and the ratios of the rotation, for less work.
+func (r *rotation) applyUnscaled(v, x []float32) {
 	x = x[:r.dp]
 	copy(x, v)
 	clear(x[len(v):])
 	for k := range r.flip {
-		f := r.flip[k][:len(x)]
-		for i := range x {
-			x[i] = math.Float32frombits(math.Float32bits(x[i]) ^ f[i])
-		}
-		fwht(x)
+		fwhtFlipped(x, r.flip[k][:len(x)])
 	}
-	for i := range x {
-		x[i] *= r.scale
+}
+
+// fwhtFlipped flips the signs of x where flip has the sign bit, then
+// applies fwht.
+func fwhtFlipped(x []float32, flip []uint32) {
+	n := len(x)
+	flip = flip[:n]
+	if useAVX2 && n >= 16 {
+		fwhtRoundAVX2(&x[0], &flip[0], n)
+		return
 	}
+	for i := 0; i+8 <= n; i += 8 {
+		v := (*[8]float32)(x[i : i+8])
+		f := (*[8]uint32)(flip[i : i+8])
+		v0 := math.Float32frombits(math.Float32bits(v[0]) ^ f[0])
+		v1 := math.Float32frombits(math.Float32bits(v[1]) ^ f[1])
+		v2 := math.Float32frombits(math.Float32bits(v[2]) ^ f[2])
+		v3 := math.Float32frombits(math.Float32bits(v[3]) ^ f[3])
+		v4 := math.Float32frombits(math.Float32bits(v[4]) ^ f[4])
+		v5 := math.Float32frombits(math.Float32bits(v[5]) ^ f[5])
+		v6 := math.Float32frombits(math.Float32bits(v[6]) ^ f[6])
+		v7 := math.Float32frombits(math.Float32bits(v[7]) ^ f[7])
+		fwht8(v, v0, v1, v2, v3, v4, v5, v6, v7)
+	}
+	fwhtRest(x)
 }
 
 // fwht applies the unnormalised Walsh–Hadamard transform to x in place
@@ -139,21 +166,32 @@ func fwht(x []float32) {
 	n := len(x)
 	for i := 0; i+8 <= n; i += 8 {
 		v := (*[8]float32)(x[i : i+8])
-		a0, a1 := v[0]+v[1], v[0]-v[1]
-		a2, a3 := v[2]+v[3], v[2]-v[3]
-		a4, a5 := v[4]+v[5], v[4]-v[5]
-		a6, a7 := v[6]+v[7], v[6]-v[7]
-		b0, b2 := a0+a2, a0-a2
-		b1, b3 := a1+a3, a1-a3
-		b4, b6 := a4+a6, a4-a6
-		b5, b7 := a5+a7, a5-a7
-		v[0], v[4] = b0+b4, b0-b4
-		v[1], v[5] = b1+b5, b1-b5
-		v[2], v[6] = b2+b6, b2-b6
-		v[3], v[7] = b3+b7, b3-b7
+		fwht8(v, v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7])
 	}
-	if useAVX2 && n > 8 {
-		fwhtStagesAVX2(&x[0], n, 8)
+	fwhtRest(x)
+}
+
+// fwht8 stores in v the transform of the 8 values: the first three
+// stages of fwht.
+func fwht8(v *[8]float32, v0, v1, v2, v3, v4, v5, v6, v7 float32) {
+	a0, a1 := v0+v1, v0-v1
+	a2, a3 := v2+v3, v2-v3
+	a4, a5 := v4+v5, v4-v5
+	a6, a7 := v6+v7, v6-v7
+	b0, b2 := a0+a2, a0-a2
+	b1, b3 := a1+a3, a1-a3
+	b4, b6 := a4+a6, a4-a6
+	b5, b7 := a5+a7, a5-a7
+	v[0], v[4] = b0+b4, b0-b4
+	v[1], v[5] = b1+b5, b1-b5
+	v[2], v[6] = b2+b6, b2-b6
+	v[3], v[7] = b3+b7, b3-b7
+}
+
+// fwhtRest applies the stages of span 8 and up.
+func fwhtRest(x []float32) {
+	if useAVX2 && len(x) > 8 {
+		fwhtStagesAVX2(&x[0], len(x), 8)
 		return
 	}
 	fwhtStages(x, 8)
@@ -189,24 +227,27 @@ func newBitEncoder(dim int) *bitEncoder {
 }
 
 // encode writes v's code (nbits/8 bytes, bit i&7 of byte i>>3 for
-// coordinate i) into code and returns its factor a.
+// coordinate i) into code and returns its factor.
 func (e *bitEncoder) encode(v []float32, code []byte) float32 {
-	e.rot.apply(v, e.x)
-	clear(code)
-	var l1, l2 float64
-	for _, f := range e.x {
-		l2 += float64(f) * float64(f)
-	}
-	for i, f := range e.x[:e.nbits] {
-		l1 += math.Abs(float64(f))
-		if f > 0 {
-			code[i>>3] |= 1 << (i & 7)
+	e.rot.applyUnscaled(v, e.x) // x = Rv/scale: the same signs
+	var l1 [4]float32
+	for j := range e.nbits / 8 {
+		x := (*[8]float32)(e.x[8*j : 8*j+8])
+		var c uint32
+		for t, f := range x {
+			b := math.Float32bits(f)
+			// Bit t is set when f > 0: sign clear and not ±0.
+			c |= (b>>31 ^ 1) & ((b | -b) >> 31) << t
+			l1[t&3] += math.Float32frombits(b &^ (1 << 31))
 		}
+		code[j] = byte(c)
 	}
-	if l1 == 0 {
+	sum := float64(l1[0]) + float64(l1[1]) + float64(l1[2]) + float64(l1[3])
+	if sum == 0 {
 		return 0
 	}
-	return float32(l2 / l1)
+	// a = ‖v‖² / Σ|(Rv)_i|, and (Rv)_i = scale·x_i.
+	return float32(float64(dotF32(v, v)) / (sum * float64(e.rot.scale)))
 }
 
 // putBitRow stores row r's code and factor in blocked code and factor

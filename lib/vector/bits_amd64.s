@@ -147,6 +147,42 @@ pfloop:
 pfdone:
 	RET
 
+// FWHT_STAGES applies the butterflies of the stages of span R9, 2·R9, …,
+// up to R8/2 to the R8 floats at DI (R9 a multiple of 8); the arguments
+// name its labels.
+#define FWHT_STAGES(stage, group, pair, nextstage, done) \
+stage: \
+	CMPQ R9, R8; \
+	JGE  done; \
+	MOVQ R9, R10; \
+	SHLQ $2, R10; \
+	XORQ R11, R11; \
+	MOVQ R8, R12; \
+	SHLQ $2, R12; \
+group: \
+	CMPQ R11, R12; \
+	JGE  nextstage; \
+	LEAQ (DI)(R11*1), SI; \
+	LEAQ (SI)(R10*1), DX; \
+	MOVQ R9, CX; \
+pair: \
+	VMOVUPS (SI), Y0; \
+	VMOVUPS (DX), Y1; \
+	VADDPS  Y1, Y0, Y2; \
+	VSUBPS  Y1, Y0, Y3; \
+	VMOVUPS Y2, (SI); \
+	VMOVUPS Y3, (DX); \
+	ADDQ    $32, SI; \
+	ADDQ    $32, DX; \
+	SUBQ    $8, CX; \
+	JNZ     pair; \
+	LEAQ    (R11)(R10*2), R11; \
+	JMP     group; \
+nextstage: \
+	SHLQ $1, R9; \
+	JMP  stage; \
+done:
+
 // func fwhtStagesAVX2(x *float32, n, h int)
 // Applies the Walsh–Hadamard butterflies of every stage from span h (a
 // multiple of 8) up to n/2: x[i+j], x[i+j+h] ← sum, difference.
@@ -154,41 +190,48 @@ TEXT ·fwhtStagesAVX2(SB), NOSPLIT, $0-24
 	MOVQ x+0(FP), DI
 	MOVQ n+8(FP), R8
 	MOVQ h+16(FP), R9
+	FWHT_STAGES(stage, group, pair, nextstage, fdone)
+	VZEROUPPER
+	RET
 
-stage:
-	CMPQ R9, R8
-	JGE  fdone
-	MOVQ R9, R10
-	SHLQ $2, R10 // h floats in bytes
-	XORQ R11, R11 // i (bytes)
-	MOVQ R8, R12
-	SHLQ $2, R12 // n floats in bytes
+// func fwhtRoundAVX2(x *float32, flip *uint32, n int)
+// One round of the rotation: x ^= flip (sign bits), then the whole
+// Walsh–Hadamard transform of x[:n] (n a power of two ≥ 16). The first
+// three stages run within each 8-float register: the partner of every
+// lane comes from a permutation, both the sum and the difference are
+// formed and blended, so each output is the same single addition or
+// subtraction of the same operands as fwht8's (bit for bit).
+TEXT ·fwhtRoundAVX2(SB), NOSPLIT, $0-24
+	MOVQ x+0(FP), DI
+	MOVQ flip+8(FP), SI
+	MOVQ n+16(FP), R8
+	MOVQ DI, DX
+	MOVQ R8, CX
 
-group:
-	CMPQ R11, R12
-	JGE  nextstage
-	LEAQ (DI)(R11*1), SI
-	LEAQ (SI)(R10*1), DX
-	MOVQ R9, CX
-
-pair:
-	VMOVUPS (SI), Y0
-	VMOVUPS (DX), Y1
-	VADDPS  Y1, Y0, Y2
-	VSUBPS  Y1, Y0, Y3
-	VMOVUPS Y2, (SI)
-	VMOVUPS Y3, (DX)
-	ADDQ    $32, SI
-	ADDQ    $32, DX
-	SUBQ    $8, CX
-	JNZ     pair
-	LEAQ    (R11)(R10*2), R11
-	JMP     group
-
-nextstage:
-	SHLQ $1, R9
-	JMP  stage
-
-fdone:
+eight:
+	VMOVUPS (DX), Y0
+	VXORPS  (SI), Y0, Y0
+	// span 1: lanes pair (0,1) (2,3) …
+	VPERMILPS $0xB1, Y0, Y1
+	VADDPS    Y1, Y0, Y2
+	VSUBPS    Y0, Y1, Y3
+	VBLENDPS  $0xAA, Y3, Y2, Y0
+	// span 2
+	VPERMILPS $0x4E, Y0, Y1
+	VADDPS    Y1, Y0, Y2
+	VSUBPS    Y0, Y1, Y3
+	VBLENDPS  $0xCC, Y3, Y2, Y0
+	// span 4: swap the 128-bit halves
+	VPERM2F128 $0x01, Y0, Y0, Y1
+	VADDPS     Y1, Y0, Y2
+	VSUBPS     Y0, Y1, Y3
+	VBLENDPS   $0xF0, Y3, Y2, Y0
+	VMOVUPS    Y0, (DX)
+	ADDQ       $32, DX
+	ADDQ       $32, SI
+	SUBQ       $8, CX
+	JNZ        eight
+	MOVQ       $8, R9
+	FWHT_STAGES(rstage, rgroup, rpair, rnext, rdone)
 	VZEROUPPER
 	RET

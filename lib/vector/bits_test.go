@@ -185,34 +185,40 @@ func TestBitEstimateRanksNeighbours(t *testing.T) {
 	}
 }
 
-// TestFWHTKernelMatchesPortable: the transform is bit for bit the same
-// with the AVX2 stages and the portable ones (codes must not depend on the
-// machine that wrote them).
+// TestFWHTKernelMatchesPortable: a rotation round (sign flips and the
+// transform) is bit for bit the same with the AVX2 kernel and the portable
+// code (codes must not depend on the machine that wrote them), and the
+// transform is the Walsh–Hadamard transform (H·H = n·I).
 func TestFWHTKernelMatchesPortable(t *testing.T) {
-	if !useAVX2 {
-		t.Skip("no AVX2")
-	}
 	r := rand.New(rand.NewSource(9))
 	for _, n := range []int{16, 64, 512, 2048} {
 		x := make([]float32, n)
+		flip := make([]uint32, n)
 		for i := range x {
 			x[i] = float32(r.NormFloat64())
+			flip[i] = uint32(r.Intn(2)) << 31
 		}
+		x[3] = 0 // a zero flipped to -0
+		flip[3] = 1 << 31
 		orig := slices.Clone(x)
 		y := slices.Clone(x)
-		fwht(x)
+		fwhtFlipped(x, flip)
+		saved := useAVX2
 		useAVX2 = false
-		fwht(y)
-		useAVX2 = true
+		fwhtFlipped(y, flip)
+		useAVX2 = saved
 		for i := range x {
 			if math.Float32bits(x[i]) != math.Float32bits(y[i]) {
 				t.Fatalf("n %d: element %d is %v with the kernel, %v without", n, i, x[i], y[i])
 			}
 		}
-		// And it is the transform: H·H = n·I.
 		fwht(x)
 		for i := range x {
-			if d := math.Abs(float64(x[i]/float32(n) - orig[i])); d > 1e-5 {
+			want := orig[i]
+			if flip[i] != 0 {
+				want = -want
+			}
+			if d := math.Abs(float64(x[i]/float32(n) - want)); d > 1e-5 {
 				t.Fatalf("n %d: H·H·x differs from n·x at %d by %v", n, i, d)
 			}
 		}

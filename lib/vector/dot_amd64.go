@@ -33,3 +33,9 @@ func prefetch(p unsafe.Pointer, n int)
 //
 //go:noescape
 func fwhtStagesAVX2(x *float32, n, h int)
+
+// fwhtRoundAVX2 is one round of the rotation on x[:n] (n a power of two
+// ≥ 16): flip the signs where flip has the sign bit, then transform.
+//
+//go:noescape
+func fwhtRoundAVX2(x *float32, flip *uint32, n int)
