@@ -88,7 +88,8 @@ func (s *Snapshot) Approximate() bool {
 // ranks a true top-k vector below rescoreCount(k) others. On the
 // approximate path (Approximate) the int8 candidates are themselves
 // chosen among bitCount(k) by one-bit codes, which may miss a true top-k
-// vector more often (measured recall@10 ≥ 0.99 on real queries).
+// vector more often (recall@10 against SearchExact measured at
+// 0.989–1.000 on real queries; docs/performance.md).
 //
 // accept, when non-nil, filters candidates: a label is kept only if
 // accept reports true; Search calls it at most once per label, on the
