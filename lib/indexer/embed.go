@@ -43,6 +43,11 @@ type Embedding struct {
 	Concurrency int
 	// MinFlush is the shortest interval between vector flushes (default 2s).
 	MinFlush time.Duration
+	// MaxPending caps the bytes of embedded vectors a kind holds in memory
+	// until its next flush (default DefaultMaxPending): reaching it flushes
+	// whatever the interval, so memory is bounded by this, not by vector
+	// width times flush interval.
+	MaxPending int64
 	// Flushed, if set, is called after the vector index of kind changed on disk
 	// (an in-process server refreshes its snapshot at once).
 	Flushed func(kind string)
@@ -558,9 +563,21 @@ func (e *Embedding) embedInto(ctx context.Context, ks *kindState, ids []int64, i
 	return nil
 }
 
-// maybeFlush writes the vector file when enough time has passed; the interval
-// grows with the cost of a write so large indexes are not rewritten constantly.
+// DefaultMaxPending is Embedding.MaxPending's default: 32 MiB, about 5,500
+// vectors of 1536 dimensions or 16,000 of 512.
+const DefaultMaxPending = 32 << 20
+
+// maybeFlush writes the vector file when enough time has passed, or when
+// the unflushed vectors reach MaxPending; the interval grows with the cost
+// of a write so large indexes are not rewritten constantly.
 func (e *Embedding) maybeFlush(ctx context.Context, ks *kindState) error {
+	maxPending := e.MaxPending
+	if maxPending <= 0 {
+		maxPending = DefaultMaxPending
+	}
+	if ks.ix.PendingBytes() >= maxPending {
+		return e.flush(ctx, ks)
+	}
 	min := e.MinFlush
 	if min <= 0 {
 		min = 2 * time.Second

@@ -1,11 +1,14 @@
 package indexer
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dir2mcp/dir2mcp/lib/record"
 	"github.com/dir2mcp/dir2mcp/lib/vector"
@@ -85,5 +88,40 @@ func TestFormat1IndexIsConverted(t *testing.T) {
 		if err != nil || int64(s.Len()) != f.counts().ChunksByKind[kind] {
 			t.Errorf("%s: %v, %d vectors for %d chunks", kind, err, s.Len(), f.counts().ChunksByKind[kind])
 		}
+	}
+}
+
+// The unflushed vectors of a kind are bounded by Embedding.MaxPending, not
+// by the flush interval: with an interval longer than the run, a cap of
+// 40 vectors flushes every 40 or so (each flush a segment on disk), and
+// every chunk still ends with its vector.
+func TestPendingVectorsAreCapped(t *testing.T) {
+	files := map[string]string{}
+	for i := range 12 {
+		files["f"+strconv.Itoa(i)+".go"] = codeFile(40, "x"+strconv.Itoa(i))
+	}
+	f := newFixture(t, files)
+	f.cfg.Chunking.Code.MaxLines = 20
+	f.run(hasher(t, 64))
+	chunks := f.counts().ChunksByKind[record.KindCode]
+	if chunks < 200 {
+		t.Fatalf("fixture has only %d code chunks", chunks)
+	}
+	// A new model makes every chunk pending again.
+	flushes := map[string]int{}
+	e := &Embedding{Store: f.st, Dir: f.dir, Embedders: hasher(t, 32), BatchSize: 8, Concurrency: 1,
+		MinFlush: time.Hour, MaxPending: 40 * 32 * 4, Flushed: func(kind string) { flushes[kind]++ }}
+	if err := e.Run(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if min := int(chunks) / 56; flushes[record.KindCode] < min {
+		t.Errorf("%d code chunks embedded in %d flushes, want at least %d", chunks, flushes[record.KindCode], min)
+	}
+	s, err := vector.Open(f.dir.Join(vector.FileName(record.KindCode)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if int64(s.Len()) != chunks || s.Model() != "hash-v1/32" {
+		t.Errorf("index has %d vectors of %s, want %d of hash-v1/32", s.Len(), s.Model(), chunks)
 	}
 }

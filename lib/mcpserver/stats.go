@@ -89,8 +89,13 @@ type statsKeywords struct {
 	Lag int64 `json:"lag"`
 }
 
-// IndexKindName describes the vector index implementation in stats.
-const IndexKindName = "segments-int8-f32 (int8 code scan, exact float32 re-scoring of the candidates)"
+// IndexKindName describes the vector index implementation in stats; an
+// index large enough for the approximate path (vector.Snapshot.Approximate)
+// is IndexKindApprox instead, so a client can tell which search answers.
+const (
+	IndexKindName   = "segments-int8-f32 (int8 code scan, exact float32 re-scoring of the candidates)"
+	IndexKindApprox = "segments-1bit-int8-f32 (approximate: one-bit code scan, int8 then exact float32 re-scoring of the candidates)"
+)
 
 func (s *Server) stats(ctx context.Context, _ *args) (toolOut, error) {
 	st := s.currentStatus(ctx)
@@ -116,6 +121,9 @@ func (s *Server) stats(ctx context.Context, _ *args) (toolOut, error) {
 		v := statsVector{File: vector.FileName(kind), IndexKind: IndexKindName}
 		if ix := rl.Current(); ix != nil {
 			v.Model, v.Dim, v.Count = ix.Model(), ix.Dim(), ix.Len()
+			if ix.Approximate() {
+				v.IndexKind = IndexKindApprox
+			}
 		}
 		if stt := rl.Status(); !stt.LoadedAt.IsZero() {
 			v.LoadedAt = stt.LoadedAt.UTC().Format(time.RFC3339)

@@ -80,3 +80,85 @@ func BenchmarkWriteFile(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkScanBits is the one-bit scan alone (kernel and, for comparison,
+// the portable code) over random codes: every row's estimate and mask.
+func BenchmarkScanBits(b *testing.B) {
+	r := rand.New(rand.NewSource(1))
+	for _, c := range []struct{ n, dim int }{{1024, 512}, {8192, 512}, {56600, 512}, {546000, 512}, {56600, 1536}} {
+		dp, nbits := bitDims(c.dim)
+		nb := bitBlocks(c.n)
+		codes := make([]byte, nb*bitBlockBytes(nbits))
+		r.Read(codes)
+		fac := make([]float32, nb*bitFacPerBlock)
+		for i := range fac {
+			fac[i] = r.Float32()
+		}
+		bq := newBitQuery(rotationFor(dp), nbits, unit(r, c.dim))
+		est := make([]float32, 16*bitBlock)
+		masks := make([]uint32, 16)
+		name := sizeName(c.n)
+		if c.dim != 512 {
+			name = itoaTest(c.n/1000) + "k×" + itoaTest(c.dim)
+		}
+		for _, kernel := range []bool{true, false} {
+			if kernel && !useAVX2 {
+				continue
+			}
+			sub := name + "/avx2"
+			if !kernel {
+				sub = name + "/go"
+			}
+			b.Run(sub, func(b *testing.B) {
+				b.SetBytes(int64(len(codes) + 4*len(fac)))
+				for i := 0; i < b.N; i++ {
+					bb := bitBlockBytes(nbits)
+					for b0 := 0; b0 < nb; b0 += 16 {
+						m := min(16, nb-b0)
+						c, f := codes[b0*bb:(b0+m)*bb], fac[b0*bitFacPerBlock:(b0+m)*bitFacPerBlock]
+						if kernel {
+							scanBits(c, f, nbits, m, bq, 1e9, est, masks)
+						} else {
+							scanBitsGo(c, f, nbits, m, bq, 1e9, est, masks)
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkQueryPrep is what a search spends on its query before scanning.
+func BenchmarkQueryPrep(b *testing.B) {
+	r := rand.New(rand.NewSource(1))
+	for _, dim := range []int{512, 1536} {
+		q := unit(r, dim)
+		dp, nbits := bitDims(dim)
+		b.Run(itoaTest(dim)+"/bits", func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				newBitQuery(rotationFor(dp), nbits, q)
+			}
+		})
+		b.Run(itoaTest(dim)+"/int8", func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				quantizeQuery(q)
+			}
+		})
+	}
+}
+
+// BenchmarkEncodeBits is what a flush spends per vector on its one-bit
+// code (rotation, signs, factor).
+func BenchmarkEncodeBits(b *testing.B) {
+	r := rand.New(rand.NewSource(1))
+	for _, dim := range []int{512, 1536} {
+		v := unit(r, dim)
+		enc := newBitEncoder(dim)
+		code := make([]byte, enc.nbits/8)
+		b.Run(itoaTest(dim), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				enc.encode(v, code)
+			}
+		})
+	}
+}

@@ -58,17 +58,19 @@ func level(n int) int {
 	return l
 }
 
-// merge writes the live rows of snap.segs[i:] (and, unless i is 0, the
-// tombstones they carry for older segments) as one new segment, with codes
-// and vectors copied, and returns it open. It allocates 16 bytes per row.
-func (w *Writer) merge(snap *Snapshot, i int, man *manifest) (*segment, error) {
+// merge writes the rows of snap.segs[i:j] that no later segment of the
+// range shadows (and, unless i is 0, the tombstones they carry for older
+// segments) as one new segment, with codes and vectors copied (one-bit
+// codes computed for rows of version-2 segments), and returns it open. Rows
+// that segments after j shadow stay shadowed. It allocates 16 bytes per row.
+func (w *Writer) merge(snap *Snapshot, i, j int, man *manifest) (*segment, error) {
 	type ent struct {
 		label int64
 		seg   int32
 		row   int32 // -1: tombstone
 	}
 	var ents []ent
-	for si := i; si < len(snap.segs); si++ {
+	for si := i; si < j; si++ {
 		g := snap.segs[si]
 		for r, l := range g.labels {
 			ents = append(ents, ent{l, int32(si), int32(r)})
@@ -99,14 +101,19 @@ func (w *Writer) merge(snap *Snapshot, i int, man *manifest) (*segment, error) {
 	path := segPath(w.path, seq)
 	row := func(k int) (int64, float32, []int8, []float32) {
 		if k%evictEvery == 0 {
-			for _, g := range snap.segs[i:] {
+			for _, g := range snap.segs[i:j] {
 				evictMapping(g.data) // keep the resident set small
 			}
 		}
 		e := rows[k]
 		return snap.segs[e.seg].row(int(e.row))
 	}
-	if err := writeSegment(path, man.dim, len(rows), tombs, row); err != nil {
+	enc := newBitEncoder(man.dim) // for rows of version-2 segments
+	bits := func(k int, code []byte) float32 {
+		e := rows[k]
+		return snap.segs[e.seg].bitRow(int(e.row), code, enc)
+	}
+	if err := writeSegment(path, man.dim, len(rows), tombs, row, bits); err != nil {
 		return nil, err
 	}
 	g, err := openSegment(path, seq, man.dim, false)

@@ -17,13 +17,16 @@ import (
 
 // BenchmarkRecallEvalQueries measures, on the `make eval` indexes under
 // $TMPDIR/dir2mcp-eval/state (made by the offline default embedder), how
-// the int8+rescore search compares with the exact float scan for the eval
-// sets' real queries (testdata/eval/<corpus>/*.queries.tsv), embedded as
-// the server embeds them (by this build's offline embedder, which need not
-// be the exact table that made the index): recall@10, and the fraction of queries whose
-// top 10 (labels and order) is identical. It varies the number of
-// re-scored candidates (RescoreFactor·k, RescoreMin 0) and reports the
-// package default as "default". The "ivf-R-P" rows force the inverted
+// Search compares with the exact float scan for the eval sets' real
+// queries (testdata/eval/<corpus>/*.queries.tsv), embedded as the server
+// embeds them (by this build's offline embedder, which need not be the
+// exact table that made the index): recall@10, and the fraction of
+// queries whose top 10 (labels and order) is identical. "default" is the
+// package defaults (the approximate path at ApproxMinVectors; "approx"
+// reports whether it was taken); "int8/cands=N" the int8 path re-scoring
+// N candidates (RescoreFactor·k, RescoreMin 0); "approx/bitcands=N" the
+// approximate path forced whatever the size, keeping N one-bit candidates
+// (the default 1000, and 250). The "ivf-R-P" rows force the inverted
 // file (ivf.go, off by default) with R rows per list, probing P‰ of the lists.
 func BenchmarkRecallEvalQueries(b *testing.B) {
 	files, _ := filepath.Glob(filepath.Join(os.TempDir(), "dir2mcp-eval", "state", "*-orig-*", "vectors_*.flat"))
@@ -68,12 +71,29 @@ func BenchmarkRecallEvalQueries(b *testing.B) {
 		for _, f := range []int{0, 2, 4, 8} {
 			sub := "default"
 			if f > 0 {
-				sub = "cands=" + itoa(10*f)
+				sub = "int8/cands=" + itoa(10*f)
 			}
 			b.Run(name+"/"+sub, func(b *testing.B) {
 				if f > 0 {
-					defer func(rf, rm int) { vector.RescoreFactor, vector.RescoreMin = rf, rm }(vector.RescoreFactor, vector.RescoreMin)
-					vector.RescoreFactor, vector.RescoreMin = f, 0
+					defer func(rf, rm, am int) {
+						vector.RescoreFactor, vector.RescoreMin, vector.ApproxMinVectors = rf, rm, am
+					}(vector.RescoreFactor, vector.RescoreMin, vector.ApproxMinVectors)
+					vector.RescoreFactor, vector.RescoreMin, vector.ApproxMinVectors = f, 0, 0
+				}
+				report(b, exact, snap, qs)
+				if snap.Approximate() {
+					b.ReportMetric(1, "approx")
+				}
+			})
+		}
+		// The approximate path whatever the index's size (the default takes
+		// it at ApproxMinVectors), with fewer one-bit candidates too.
+		for _, c := range []int{250, 1000} {
+			b.Run(name+"/approx/bitcands="+itoa(c), func(b *testing.B) {
+				defer func(am, bm int) { vector.ApproxMinVectors, vector.BitCandidatesMin = am, bm }(vector.ApproxMinVectors, vector.BitCandidatesMin)
+				vector.ApproxMinVectors, vector.BitCandidatesMin = 1, c
+				if !snap.Approximate() {
+					b.Skip("no one-bit codes (a segment of an earlier build)")
 				}
 				report(b, exact, snap, qs)
 			})

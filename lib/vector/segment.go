@@ -22,41 +22,57 @@ import (
 //
 //	offset  size          field
 //	0       8             magic "D2MVSEG\n"
-//	8       4             uint32 format version (2)
+//	8       4             uint32 segment version: 3 (this build writes it), or 2
 //	12      4             uint32 dim
 //	16      8             uint64 rows N (vectors)
 //	24      8             uint64 tombstones T
-//	32      4             uint32 CRC-32C of the meta sections (labels … codes)
+//	32      4             uint32 CRC-32C of the meta sections (labels … bit factors)
 //	36      4             uint32 CRC-32C of the vectors section
-//	40      4             reserved, zero
+//	40      4             uint32 code bits B per vector (bitDims); zero in version 2
 //	44      4             uint32 CRC-32C of bytes [0, 44)
 //	labels  8·N           int64, strictly ascending
 //	tombs   8·T           int64, strictly ascending: labels deleted from older segments
 //	scales  4·N           float32 quantization scale per row
 //	codes   S·N           int8 codes, S = codeStride(dim), zero padded
+//	bits    B/8·32·⌈N/32⌉ one-bit codes in blocks of 32 rows (bits.go); version 3 only
+//	bitf    128·⌈N/32⌉    float32 factors, 32 per block (bits.go); version 3 only
 //	vecs    4·dim·N       float32 vectors, row i for label i
 //
 // The file size is exactly segLayout's end. A label in a segment shadows
-// the same label (vector or tombstone) in every older segment.
+// the same label (vector or tombstone) in every older segment. Version 2
+// segments (earlier builds) have no one-bit codes: they are read and
+// searched by their int8 codes, and a Writer rewrites them as version 3
+// at its next Flush.
 const (
 	segMagic   = "D2MVSEG\n"
-	segVersion = 2
-	segHeader  = 48
+	segVersion = 3
+	// segVersionNoBits is the version of segments without one-bit codes.
+	segVersionNoBits = 2
+	segHeader        = 48
 )
 
-// segLayout gives the section offsets of a segment of n rows, t tombstones.
+// segLayout gives the section offsets of a segment.
 type segLayout struct {
-	labels, tombs, scales, codes, vecs, end int64
+	labels, tombs, scales, codes, bits, bitf, vecs, end int64
 }
 
-func layoutOf(dim, n, t int) segLayout {
+// layoutOf lays out a segment of n rows of dim, t tombstones and nbits-bit
+// codes (0: none, version 2).
+func layoutOf(dim, n, t, nbits int) segLayout {
 	al := func(x int64) int64 { return (x + 63) &^ 63 }
 	var l segLayout
 	l.labels = al(segHeader)
 	l.tombs = al(l.labels + 8*int64(n))
 	l.scales = al(l.tombs + 8*int64(t))
 	l.codes = al(l.scales + 4*int64(n))
-	l.vecs = al(l.codes + int64(codeStride(dim))*int64(n))
+	l.bits = al(l.codes + int64(codeStride(dim))*int64(n))
+	l.bitf = l.bits
+	l.vecs = l.bits
+	if nbits > 0 {
+		nb := int64(bitBlocks(n))
+		l.bitf = al(l.bits + int64(bitBlockBytes(nbits))*nb)
+		l.vecs = al(l.bitf + 4*bitFacPerBlock*nb)
+	}
 	l.end = l.vecs + 4*int64(dim)*int64(n)
 	return l
 }
@@ -71,8 +87,13 @@ type segment struct {
 	tombs  []int64
 	scales []float32
 	codes  []int8
-	vecs   []float32
-	size   int64
+	// nbits is the length of the one-bit codes, 0 when the segment has
+	// none (version 2); bits and bitf are their blocks and factors.
+	nbits int
+	bits  []byte
+	bitf  []float32
+	vecs  []float32
+	size  int64
 	// data is the file mapping (nil for heap segments).
 	data []byte
 	// ivf is the inverted file, built on demand (ivf.go).
@@ -104,13 +125,27 @@ func (s *segment) shadows(l int64) bool {
 // vec returns row i's float vector.
 func (s *segment) vec(i int) []float32 { return s.vecs[i*s.dim : (i+1)*s.dim] }
 
+// bitRow fills code with row i's one-bit code and returns its factor,
+// computing them with enc when the segment has none (version 2).
+func (s *segment) bitRow(i int, code []byte, enc *bitEncoder) float32 {
+	if s.nbits > 0 {
+		return getBitRow(s.bits, s.bitf, s.nbits, i, code)
+	}
+	return enc.encode(s.vec(i), code)
+}
+
 // segRow is one row to write: label, scale, code (len stride) and vector.
 type segRow func(i int) (label int64, scale float32, code []int8, vec []float32)
 
-// writeSegment writes a segment of n rows (ascending labels, given by row)
-// and the ascending tombstones to path atomically (temp file, fsync,
-// rename). It never leaves a partial file at path.
-func writeSegment(path string, dim, n int, tombs []int64, row segRow) (err error) {
+// segBits fills code (nbits/8 bytes) with row i's one-bit code and returns
+// its factor.
+type segBits func(i int, code []byte) float32
+
+// writeSegment writes a version-3 segment of n rows (ascending labels,
+// given by row, one-bit codes by bits) and the ascending tombstones to path
+// atomically (temp file, fsync, rename). It never leaves a partial file at
+// path.
+func writeSegment(path string, dim, n int, tombs []int64, row segRow, bits segBits) (err error) {
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".seg-*")
 	if err != nil {
 		return err
@@ -121,7 +156,8 @@ func writeSegment(path string, dim, n int, tombs []int64, row segRow) (err error
 			os.Remove(tmp.Name())
 		}
 	}()
-	lay := layoutOf(dim, n, len(tombs))
+	_, nbits := bitDims(dim)
+	lay := layoutOf(dim, n, len(tombs), nbits)
 	if _, err := tmp.Seek(lay.labels, io.SeekStart); err != nil {
 		return err
 	}
@@ -172,6 +208,35 @@ func writeSegment(path string, dim, n int, tombs []int64, row segRow) (err error
 			return err
 		}
 	}
+	if err := pad(lay.bits); err != nil {
+		return err
+	}
+	// One block of codes and factors at a time.
+	bb := bitBlockBytes(nbits)
+	blk := make([]byte, bb)
+	fac := make([]float32, bitFacPerBlock)
+	code := make([]byte, nbits/8)
+	facBytes := make([]byte, 0, 4*bitFacPerBlock*bitBlocks(n))
+	for b0 := 0; b0 < n; b0 += bitBlock {
+		clear(blk)
+		clear(fac)
+		for i := b0; i < min(b0+bitBlock, n); i++ {
+			putBitRow(blk, fac, nbits, i-b0, code, bits(i, code))
+		}
+		if err := put(blk); err != nil {
+			return err
+		}
+		for _, f := range fac {
+			facBytes = le.AppendUint32(facBytes, math.Float32bits(f))
+		}
+	}
+	if err := pad(lay.bitf); err != nil {
+		return err
+	}
+	if err := put(facBytes); err != nil {
+		return err
+	}
+	facBytes = nil
 	if err := pad(lay.vecs); err != nil {
 		return err
 	}
@@ -198,6 +263,7 @@ func writeSegment(path string, dim, n int, tombs []int64, row segRow) (err error
 	le.PutUint64(h[24:], uint64(len(tombs)))
 	le.PutUint32(h[32:], metaSum)
 	le.PutUint32(h[36:], sum)
+	le.PutUint32(h[40:], uint32(nbits))
 	le.PutUint32(h[44:], crc32.Checksum(h[:44], castagnoli))
 	if _, err := tmp.WriteAt(h, 0); err != nil {
 		return err
@@ -243,8 +309,9 @@ func parseSegment(b []byte, dim int, full bool) (*segment, error) {
 	if got, want := crc32.Checksum(b[:44], castagnoli), le.Uint32(b[44:]); got != want {
 		return nil, fmt.Errorf("segment header checksum mismatch (%08x, want %08x)", got, want)
 	}
-	if v := le.Uint32(b[8:]); v != segVersion {
-		return nil, fmt.Errorf("segment format version %d, want %d", v, segVersion)
+	v := le.Uint32(b[8:])
+	if v != segVersion && v != segVersionNoBits {
+		return nil, fmt.Errorf("segment format version %d, want %d or %d", v, segVersionNoBits, segVersion)
 	}
 	if d := int(le.Uint32(b[12:])); d != dim {
 		return nil, fmt.Errorf("segment dimension %d, manifest says %d", d, dim)
@@ -254,7 +321,14 @@ func parseSegment(b []byte, dim int, full bool) (*segment, error) {
 		return nil, fmt.Errorf("segment counts %d/%d out of range", n64, t64)
 	}
 	n, t := int(n64), int(t64)
-	lay := layoutOf(dim, n, t)
+	nbits := 0
+	if v == segVersion {
+		_, nbits = bitDims(dim)
+		if got := int(le.Uint32(b[40:])); got != nbits {
+			return nil, fmt.Errorf("segment has %d-bit codes, this build reads %d-bit codes for dimension %d", got, nbits, dim)
+		}
+	}
+	lay := layoutOf(dim, n, t, nbits)
 	if int64(len(b)) != lay.end {
 		return nil, fmt.Errorf("segment is %d bytes, header promises %d (torn or truncated write)", len(b), lay.end)
 	}
@@ -262,7 +336,7 @@ func parseSegment(b []byte, dim int, full bool) (*segment, error) {
 		return nil, errors.New("format-2 vector segments need a little-endian host")
 	}
 	if got := crc32.Checksum(b[lay.labels:lay.vecs], castagnoli); got != le.Uint32(b[32:]) {
-		return nil, fmt.Errorf("segment checksum mismatch (labels/codes)")
+		return nil, fmt.Errorf("segment checksum mismatch (labels/codes/bits)")
 	}
 	if full {
 		if got := crc32.Checksum(b[lay.vecs:lay.end], castagnoli); got != le.Uint32(b[36:]) {
@@ -274,6 +348,12 @@ func parseSegment(b []byte, dim int, full bool) (*segment, error) {
 	s.tombs = viewOf[int64](b, lay.tombs, t)
 	s.scales = viewOf[float32](b, lay.scales, n)
 	s.codes = viewOf[int8](b, lay.codes, n*s.stride)
+	if nbits > 0 {
+		nb := bitBlocks(n)
+		s.nbits = nbits
+		s.bits = viewOf[byte](b, lay.bits, nb*bitBlockBytes(nbits))
+		s.bitf = viewOf[float32](b, lay.bitf, nb*bitFacPerBlock)
+	}
 	s.vecs = viewOf[float32](b, lay.vecs, n*dim)
 	if !strictlyAscending(s.labels) || !strictlyAscending(s.tombs) {
 		return nil, errors.New("segment labels are not strictly ascending")

@@ -1,8 +1,11 @@
 package vector
 
 import (
+	"math"
+	"math/bits"
 	"runtime"
 	"sync"
+	"unsafe"
 
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
 	"github.com/viterin/vek/vek32"
@@ -24,12 +27,69 @@ var (
 // rescoreCount returns how many candidates a top-k search re-scores.
 func rescoreCount(k int) int { return max(k*RescoreFactor, k+RescoreMin) }
 
+// The approximate path. A snapshot of at least ApproxMinVectors live
+// vectors does not scan every int8 code: it scans the one-bit codes
+// (bits.go; an eighth of the bytes) for the bitCount(k) best estimates,
+// re-scores those by their int8 codes, and the approxRescoreCount(k) best
+// of those exactly. Segments without one-bit codes (version 2) are
+// scanned by their int8 codes as on the int8 path. Below the threshold
+// every search takes the int8 path.
+var (
+	// ApproxMinVectors is the least live vectors for which a snapshot
+	// takes the approximate path; 0 disables it.
+	ApproxMinVectors = 4096
+	// BitCandidatesMin is the least number of candidates the one-bit scan
+	// passes on to the int8 codes.
+	BitCandidatesMin = 1000
+	// BitCandidateFactor multiplies k for that number.
+	BitCandidateFactor = 4
+	// ApproxRescoreDiv: the approximate path re-scores k + max(RescoreMin,
+	// k/ApproxRescoreDiv) candidates exactly.
+	ApproxRescoreDiv = 4
+)
+
+// bitCount returns how many candidates a top-k one-bit scan keeps.
+func bitCount(k int) int { return max(BitCandidatesMin, BitCandidateFactor*k) }
+
+// approxRescoreCount returns how many int8 candidates the approximate path
+// re-scores exactly: their int8 scores are close to exact, and the
+// candidates already passed the one-bit scan, so fewer than
+// rescoreCount(k) suffice for large k.
+func approxRescoreCount(k int) int { return k + max(RescoreMin, k/ApproxRescoreDiv) }
+
+// approxMinBits is the least code length the approximate path uses: the
+// codes of vectors of at most 256 dimensions (256 bits or fewer) always
+// take the int8 path, their recall being unmeasured.
+const approxMinBits = 512
+
+// Approximate reports whether Search takes the approximate path (one-bit
+// codes first) on this snapshot: it has at least ApproxMinVectors live
+// vectors of more than 256 dimensions and segments with one-bit codes.
+func (s *Snapshot) Approximate() bool {
+	if s == nil || ApproxMinVectors <= 0 || s.live < ApproxMinVectors {
+		return false
+	}
+	if _, nbits := bitDims(s.dim); nbits < approxMinBits {
+		return false
+	}
+	for _, g := range s.segs {
+		if g.nbits > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // Search returns the k live vectors with the highest dot product with q,
 // best first, with exact float32 scores; equal scores are ordered by
 // ascending label. Candidates are chosen by int8 codes and re-scored
 // exactly (see rescoreCount); a vector outside the candidates is never
 // returned, so the result equals the exact scan's unless quantization
-// ranks a true top-k vector below rescoreCount(k) others.
+// ranks a true top-k vector below rescoreCount(k) others. On the
+// approximate path (Approximate) the int8 candidates are themselves
+// chosen among bitCount(k) by one-bit codes, which may miss a true top-k
+// vector more often (recall@10 against SearchExact measured at
+// 0.989–1.000 on real queries; docs/performance.md).
 //
 // accept, when non-nil, filters candidates: a label is kept only if
 // accept reports true; Search calls it at most once per label, on the
@@ -46,18 +106,27 @@ func (s *Snapshot) Search(q []float32, k int, accept func(label int64) bool) ([]
 	}
 	qc, qs := quantizeQuery(q)
 	c := rescoreCount(k)
-	// Segments with a ready inverted file are probed; the others scanned,
-	// in parts when large. scanned[si] is si, or -1-i for probed[i].
-	var scanned []int
+	approx := s.Approximate()
+	if approx {
+		c = min(c, approxRescoreCount(k))
+	}
+	// Segments with a ready inverted file are probed, those with one-bit
+	// codes (approximate path) bit-scanned, the others int8-scanned, in
+	// parts when large.
+	var scanned, bitSegs, probedSegs []int
 	var probed []*ivf
-	total := 0
+	total, blocks := 0, 0
 	for si, g := range s.segs {
 		if s.useANN(g) {
 			if x := g.invertedFile(); x != nil {
-				scanned = append(scanned, -1-len(probed)) // probed[-1-v]
-				probed = append(probed, x)
+				probedSegs, probed = append(probedSegs, si), append(probed, x)
 				continue
 			}
+		}
+		if approx && g.nbits > 0 {
+			bitSegs = append(bitSegs, si)
+			blocks += bitBlocks(g.rows())
+			continue
 		}
 		scanned = append(scanned, si)
 		total += g.rows()
@@ -70,32 +139,37 @@ func (s *Snapshot) Search(q []float32, k int, accept func(label int64) bool) ([]
 			}
 		}
 	}
-	if parts := min(runtime.GOMAXPROCS(0), total/partMin, maxParts); parts > 1 && accept == nil {
-		found := make([][]Hit, parts)
-		var wg sync.WaitGroup
-		for p := range parts {
-			part := func() { found[p] = s.approx(scanned, qc, qs, c, p*total/parts, (p+1)*total/parts, nil) }
-			if p == parts-1 {
-				part()
-			} else {
-				wg.Go(part)
+	merge(inParts(total, partMin, accept, func(lo, hi int) []Hit {
+		return s.approx(scanned, qc, qs, c, lo, hi, accept)
+	}))
+	if len(bitSegs) > 0 {
+		cands := s.bitStage(bitSegs, blocks, q, bitCount(k), accept)
+		var dot [1]int32
+		for i, x := range cands {
+			if i+prefetchAhead < len(cands) {
+				y := cands[i+prefetchAhead]
+				g, r := s.segs[y.Label>>32], int(uint32(y.Label))
+				prefetch(unsafe.Pointer(&g.codes[r*g.stride]), g.stride)
+			}
+			g := s.segs[x.Label>>32]
+			r := int(uint32(x.Label))
+			dotsI8(qc, g.codes[r*g.stride:(r+1)*g.stride], dot[:])
+			if sc := float32(dot[0]) * qs * g.scales[r]; h.admits(sc, x.Label) {
+				h.push(Hit{Label: x.Label, Score: sc})
 			}
 		}
-		wg.Wait()
-		for _, hs := range found {
-			merge(hs)
-		}
-	} else {
-		merge(s.approx(scanned, qc, qs, c, 0, total, accept))
 	}
-	for si, v := range scanned {
-		if v < 0 {
-			s.approxIVF(&h, probed[-1-v], si, q, qc, qs, accept)
-		}
+	for i, si := range probedSegs {
+		s.approxIVF(&h, probed[i], si, q, qc, qs, accept)
 	}
 	cands := h.hits
 	h = topK{hits: make([]Hit, 0, k), k: k}
-	for _, x := range cands {
+	for i, x := range cands {
+		if i+prefetchAhead < len(cands) {
+			y := cands[i+prefetchAhead]
+			g, r := s.segs[y.Label>>32], int(uint32(y.Label))
+			prefetch(unsafe.Pointer(&g.vecs[r*g.dim]), 4*g.dim)
+		}
 		g := s.segs[x.Label>>32]
 		r := int(uint32(x.Label))
 		hit := Hit{Label: g.labels[r], Score: vek32.Dot(q, g.vec(r))}
@@ -107,21 +181,75 @@ func (s *Snapshot) Search(q []float32, k int, accept func(label int64) bool) ([]
 	return h.sorted(), nil
 }
 
+// SearchExact returns the k live vectors with the highest dot product
+// with q by scoring every one exactly (float32), best first, ties by
+// ascending label: the reference Search is measured against (it reads
+// every vector, so it costs 4·dim bytes per row).
+func (s *Snapshot) SearchExact(q []float32, k int) ([]Hit, error) {
+	if s == nil || k <= 0 || s.live == 0 {
+		return nil, nil
+	}
+	if err := checkVector(q, s.dim, s.model, "query"); err != nil {
+		return nil, err
+	}
+	h := topK{hits: make([]Hit, 0, k), k: k}
+	for si, g := range s.segs {
+		for r, l := range g.labels {
+			if isDead(s.dead[si], r) {
+				continue
+			}
+			if sc := dotF32(q, g.vec(r)); h.admits(sc, l) {
+				h.push(Hit{Label: l, Score: sc})
+			}
+		}
+	}
+	runtime.KeepAlive(s)
+	return h.sorted(), nil
+}
+
+// bitPartMin is the least rows per part of a one-bit scan run in parts.
+var bitPartMin = 1 << 17
+
+// inParts runs scan over [0, n) in up to maxParts parts of at least
+// partRows concurrently (one when accept is set: it must run on the
+// calling goroutine) and returns the concatenation of their results.
+func inParts(n, partRows int, accept func(int64) bool, scan func(lo, hi int) []Hit) []Hit {
+	if n == 0 {
+		return nil
+	}
+	parts := min(runtime.GOMAXPROCS(0), n/partRows, maxParts)
+	if parts <= 1 || accept != nil {
+		return scan(0, n)
+	}
+	found := make([][]Hit, parts)
+	var wg sync.WaitGroup
+	for p := range parts {
+		part := func() { found[p] = scan(p*n/parts, (p+1)*n/parts) }
+		if p == parts-1 {
+			part()
+		} else {
+			wg.Go(part)
+		}
+	}
+	wg.Wait()
+	var all []Hit
+	for _, hs := range found {
+		all = append(all, hs...)
+	}
+	return all
+}
+
 // scanBlock is the number of rows scored per kernel call.
 const scanBlock = 512
 
 // approx returns up to c candidates with the best approximate scores among
 // rows [lo, hi) of the segments listed in scanned (rows numbered across
-// them in order; negative entries are skipped). A candidate's Label is
-// its position, segment<<32 | row.
+// them in order). A candidate's Label is its position, segment<<32 | row.
 func (s *Snapshot) approx(scanned []int, qc []int16, qs float32, c, lo, hi int, accept func(int64) bool) []Hit {
 	h := newTopSet(c)
 	var dots [scanBlock]int32
 	base := 0
 	for _, si := range scanned {
-		if si < 0 {
-			continue
-		}
 		g := s.segs[si]
 		n := g.rows()
 		a, b := max(lo-base, 0), min(hi-base, n)
@@ -141,6 +269,165 @@ func (s *Snapshot) approx(scanned []int, qc []int16, qs float32, c, lo, hi int, 
 					continue
 				}
 				h.push(Hit{Label: pos, Score: sc})
+			}
+		}
+	}
+	return h.best()
+}
+
+// prefetchAhead is how many candidates ahead re-scoring asks for a
+// candidate's code or vector: they are scattered, so each would otherwise
+// wait for memory.
+const prefetchAhead = 4
+
+// bitChunk is the number of code blocks scored per kernel call.
+const bitChunk = 16
+
+// bitSample is the number of code blocks bitBar samples.
+const bitSample = 32
+
+// bitBar returns a bar that about 2·c rows of the segments segs (blocks
+// code blocks) estimate above, from the estimates of bitSample blocks
+// spread over them, so a scan keeps few rows it then drops; or -Inf when
+// the segments are too small for that to pay. A scan with the bar that
+// finds fewer than c rows above it must be repeated without it.
+func (s *Snapshot) bitBar(segs []int, bq *bitQuery, c, blocks int) float32 {
+	if blocks < 8*bitSample || blocks*bitBlock < 16*c {
+		return float32(math.Inf(-1))
+	}
+	var est [bitBlock]float32
+	var mask [1]uint32
+	sample := make([]float32, 0, bitSample*bitBlock)
+	for i := range bitSample {
+		b := i * blocks / bitSample
+		for _, si := range segs {
+			g := s.segs[si]
+			nb := bitBlocks(g.rows())
+			if b >= nb {
+				b -= nb
+				continue
+			}
+			bb := bitBlockBytes(g.nbits)
+			scanBits(g.bits[b*bb:(b+1)*bb], g.bitf[b*bitFacPerBlock:(b+1)*bitFacPerBlock], g.nbits, 1, bq, 0, est[:], mask[:])
+			for p, e := range est {
+				if b*bitBlock+int(blockRow[p]) < g.rows() {
+					sample = append(sample, e)
+				}
+			}
+			break
+		}
+	}
+	// The sample's rank m estimates the rows' rank 2c (fewer than c rows
+	// above it needs an error of half, which a sample rank of ≥ 40 makes
+	// rare: 3 standard deviations).
+	m := 2 * c * len(sample) / (blocks * bitBlock)
+	if m >= len(sample) {
+		return float32(math.Inf(-1))
+	}
+	return nthLargest(sample, m)
+}
+
+// nthLargest returns the element a would have at index m (0-based) if
+// sorted in descending order, reordering a.
+func nthLargest(a []float32, m int) float32 {
+	lo, hi := 0, len(a)-1
+	for lo < hi {
+		p := a[lo+(hi-lo)/2]
+		i, j := lo, hi
+		for i <= j {
+			for a[i] > p {
+				i++
+			}
+			for a[j] < p {
+				j--
+			}
+			if i <= j {
+				a[i], a[j] = a[j], a[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case m <= j:
+			hi = j
+		case m >= i:
+			lo = i
+		default:
+			return a[m]
+		}
+	}
+	return a[m]
+}
+
+// bitStage returns the c rows of the segments segs (blocks code blocks)
+// with the best one-bit estimates for q, labelled by position as in
+// approx, scanning in parts when large.
+func (s *Snapshot) bitStage(segs []int, blocks int, q []float32, c int, accept func(int64) bool) []Hit {
+	dp, nbits := bitDims(s.dim)
+	bq := newBitQuery(rotationFor(dp), nbits, q)
+	scan := func(bar float32) []Hit {
+		hits := inParts(blocks, bitPartMin/bitBlock, accept, func(lo, hi int) []Hit {
+			return s.bitCandidates(segs, bq, c, bar, lo, hi, accept)
+		})
+		if len(hits) > c { // several parts: keep the best c of their union
+			selectBest(hits, c)
+			hits = hits[:c]
+		}
+		return hits
+	}
+	if accept != nil { // one scan: a second would call accept again
+		return scan(float32(math.Inf(-1)))
+	}
+	bar := s.bitBar(segs, bq, c, blocks)
+	hits := scan(bar)
+	if len(hits) < c && bar > float32(math.Inf(-1)) {
+		hits = scan(float32(math.Inf(-1))) // the sampled bar was too high
+	}
+	return hits
+}
+
+// bitCandidates returns up to c candidates with the best one-bit estimates
+// of at least bar among code blocks [lo, hi) of the segments listed in
+// segs (blocks numbered across them in order), labelled by position as in
+// approx.
+func (s *Snapshot) bitCandidates(segs []int, bq *bitQuery, c int, bar float32, lo, hi int, accept func(int64) bool) []Hit {
+	h := newTopSetAbove(c, bar)
+	var est [bitChunk * bitBlock]float32
+	var masks [bitChunk]uint32
+	base := 0
+	for _, si := range segs {
+		g := s.segs[si]
+		n := g.rows()
+		nb := bitBlocks(n)
+		a, b := max(lo-base, 0), min(hi-base, nb)
+		base += nb
+		dead := s.dead[si]
+		bb := bitBlockBytes(g.nbits)
+		for b0 := a; b0 < b; b0 += bitChunk {
+			m := min(bitChunk, b-b0)
+			bar := float32(math.Inf(-1))
+			if h.full {
+				bar = h.bar.Score
+			}
+			scanBits(g.bits[b0*bb:(b0+m)*bb], g.bitf[b0*bitFacPerBlock:(b0+m)*bitFacPerBlock], g.nbits, m, bq, bar, est[:], masks[:])
+			for i, mk := range masks[:m] {
+				for mk != 0 {
+					p := bits.TrailingZeros32(mk)
+					mk &= mk - 1
+					r := (b0+i)*bitBlock + int(blockRow[p])
+					if r >= n {
+						continue
+					}
+					sc := est[i*bitBlock+p]
+					pos := int64(si)<<32 | int64(r)
+					if !h.admits(sc, pos) || isDead(dead, r) {
+						continue
+					}
+					if accept != nil && !accept(g.labels[r]) {
+						continue
+					}
+					h.push(Hit{Label: pos, Score: sc})
+				}
 			}
 		}
 	}

@@ -235,32 +235,55 @@ func (e *segError) Error() string {
 func (e *segError) Unwrap() error { return e.err }
 
 // memSegment builds a heap segment of the given rows, sorted by label,
-// with codes computed, and the tombstones (sorted here).
-func memSegment(dim int, labels []int64, vec func(i int) []float32, tombs []int64) *segment {
+// with int8 and one-bit codes computed, and the tombstones (sorted here).
+// With copyVecs it copies the float vectors too; without, the segment's
+// vecs are nil (it can be written, with the vectors from the caller, but
+// not searched) and order maps its rows to the caller's: row r is the
+// caller's row order[r].
+func memSegment(dim int, labels []int64, vec func(i int) []float32, tombs []int64, copyVecs bool) (g *segment, order []int) {
 	n := len(labels)
-	order := make([]int, n)
+	order = make([]int, n)
 	for i := range order {
 		order[i] = i
 	}
 	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(labels[a], labels[b]) })
-	g := &segment{dim: dim, stride: codeStride(dim), labels: make([]int64, n), scales: make([]float32, n),
-		codes: make([]int8, n*codeStride(dim)), vecs: make([]float32, n*dim)}
+	enc := newBitEncoder(dim)
+	nb := bitBlocks(n)
+	g = &segment{dim: dim, stride: codeStride(dim), labels: make([]int64, n), scales: make([]float32, n),
+		codes: make([]int8, n*codeStride(dim)),
+		nbits: enc.nbits, bits: make([]byte, nb*bitBlockBytes(enc.nbits)), bitf: make([]float32, nb*bitFacPerBlock)}
+	if copyVecs {
+		g.vecs = make([]float32, n*dim)
+	}
+	code := make([]byte, enc.nbits/8)
 	for r, i := range order {
 		g.labels[r] = labels[i]
 		v := vec(i)
-		copy(g.vecs[r*dim:], v)
+		if copyVecs {
+			copy(g.vecs[r*dim:], v)
+		}
 		g.scales[r] = quantize(v, g.codes[r*g.stride:(r+1)*g.stride])
+		putBitRow(g.bits, g.bitf, g.nbits, r, code, enc.encode(v, code))
 	}
 	g.tombs = slices.Clone(tombs)
 	slices.Sort(g.tombs)
 	g.tombs = slices.Compact(g.tombs)
-	g.size = layoutOf(dim, n, len(g.tombs)).end
-	return g
+	g.size = layoutOf(dim, n, len(g.tombs), g.nbits).end
+	return g, order
 }
 
 // row returns row i in the form writeSegment takes.
 func (g *segment) row(i int) (int64, float32, []int8, []float32) {
 	return g.labels[i], g.scales[i], g.codes[i*g.stride : (i+1)*g.stride], g.vec(i)
+}
+
+// bitsOf returns g's one-bit codes in the form writeSegment takes.
+func (g *segment) bitsOf() segBits {
+	var enc *bitEncoder
+	if g.nbits == 0 {
+		enc = newBitEncoder(g.dim)
+	}
+	return func(i int, code []byte) float32 { return g.bitRow(i, code, enc) }
 }
 
 // snapshotOfIndex converts a format-1 in-memory index to a one-segment
@@ -269,7 +292,7 @@ func snapshotOfIndex(ix *Index) *Snapshot {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	d := ix.dim
-	g := memSegment(d, ix.labels, func(i int) []float32 { return ix.vecs[i*d : (i+1)*d] }, nil)
+	g, _ := memSegment(d, ix.labels, func(i int) []float32 { return ix.vecs[i*d : (i+1)*d] }, nil, true)
 	return newSnapshot(ix.model, d, []*segment{g}, nil)
 }
 

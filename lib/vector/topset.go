@@ -1,5 +1,7 @@
 package vector
 
+import "math"
+
 // topSet gathers the k best hits in no particular order, for scans that
 // pass many rows: a hit that may belong is appended, and when 2k have
 // gathered the best k are kept (a selection, not a sort) and the worst of
@@ -14,6 +16,15 @@ type topSet struct {
 }
 
 func newTopSet(k int) topSet { return topSet{hits: make([]Hit, 0, 2*k), k: k} }
+
+// newTopSetAbove is newTopSet admitting only hits scoring at least bar
+// (as if a hit scoring bar with the largest label were kept): it keeps
+// the k best of those, fewer when fewer pass.
+func newTopSetAbove(k int, bar float32) topSet {
+	t := newTopSet(k)
+	t.bar, t.full = Hit{Label: math.MaxInt64, Score: bar}, true
+	return t
+}
 
 // admits reports whether a hit with score s and label l may be among the
 // k best.

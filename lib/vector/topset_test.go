@@ -62,3 +62,21 @@ func firstDiff(a, b []Hit) int {
 	}
 	return min(len(a), len(b))
 }
+
+func TestNthLargest(t *testing.T) {
+	rng := rand.New(rand.NewSource(2))
+	for round := range 500 {
+		n := 1 + rng.Intn(300)
+		a := make([]float32, n)
+		for i := range a {
+			a[i] = float32(rng.Intn(1 + round%40))
+		}
+		want := slices.Clone(a)
+		slices.Sort(want)
+		slices.Reverse(want)
+		m := rng.Intn(n)
+		if got := nthLargest(a, m); got != want[m] {
+			t.Fatalf("round %d: nthLargest(%d) = %v, want %v", round, m, got, want[m])
+		}
+	}
+}

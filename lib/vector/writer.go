@@ -154,14 +154,34 @@ func (w *Writer) Delete(labels ...int64) int {
 	return n
 }
 
-// Dirty reports whether Flush has anything to write.
+// PendingBytes returns the memory the unflushed vectors take (their
+// float32 elements); a caller bounds it by flushing.
+func (w *Writer) PendingBytes() int64 {
+	if w.pending == nil {
+		return 0
+	}
+	return 4 * int64(w.pending.Len()) * int64(w.man.dim)
+}
+
+// Dirty reports whether Flush has anything to write: changes, or segments
+// of an earlier build (version 2) to rewrite with one-bit codes.
 func (w *Writer) Dirty() bool {
-	return !w.exists || w.pending.Len() > 0 || len(w.tombs) > 0
+	if !w.exists || w.pending.Len() > 0 || len(w.tombs) > 0 {
+		return true
+	}
+	for _, g := range w.snapSegs() {
+		if g.nbits == 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // Flush makes every upsert and delete durable: it writes them as a new
-// segment (fsynced), merges segments when they pile up, then replaces the
-// manifest atomically and removes the segment files it no longer lists.
+// segment (fsynced; the vectors straight from memory, with their codes
+// computed), merges segments when they pile up, rewrites segments of an
+// earlier build with one-bit codes, then replaces the manifest atomically
+// and removes the segment files it no longer lists.
 // Readers see the old or the new index, never a mix. On error nothing
 // visible changed and the changes stay pending.
 func (w *Writer) Flush() error {
@@ -184,10 +204,15 @@ func (w *Writer) Flush() error {
 		if len(segs) == 0 {
 			tombs = nil // nothing older to shadow
 		}
-		p := w.pending
-		g := memSegment(man.dim, p.labels, func(i int) []float32 { return p.vecs[i*man.dim : (i+1)*man.dim] }, tombs)
+		p, d := w.pending, man.dim
+		vec := func(i int) []float32 { return p.vecs[i*d : (i+1)*d] }
+		// The codes in the heap, the vectors written from pending.
+		g, order := memSegment(d, p.labels, vec, tombs, false)
+		row := func(r int) (int64, float32, []int8, []float32) {
+			return g.labels[r], g.scales[r], g.codes[r*g.stride : (r+1)*g.stride], vec(order[r])
+		}
 		seq := man.nextSeq
-		if err := writeSegment(segPath(w.path, seq), man.dim, g.rows(), g.tombs, g.row); err != nil {
+		if err := writeSegment(segPath(w.path, seq), d, g.rows(), g.tombs, row, g.bitsOf()); err != nil {
 			return w.writeError(err)
 		}
 		ng, err := openSegment(segPath(w.path, seq), seq, man.dim, false)
@@ -199,19 +224,34 @@ func (w *Writer) Flush() error {
 		segs = append(segs, ng)
 	}
 	snap := newSnapshot(man.model, man.dim, segs, w.snap)
-	if i := mergePlan(snap); i >= 0 {
-		merged, err := w.merge(snap, i, &man)
+	// replace merges segs[i:j] into one segment.
+	replace := func(i, j int) error {
+		merged, err := w.merge(snap, i, j, &man)
 		if err != nil {
-			return w.writeError(err)
+			return err
 		}
-		for _, g := range segs[i:] {
+		for _, g := range segs[i:j] {
 			if !slices.Contains(w.snapSegs(), g) {
 				g.release() // the new segment, merged already
 			}
 		}
-		segs = append(segs[:i:i], merged)
-		man.segs = append(man.segs[:i:i], segEntry{seq: merged.seq, rows: uint64(merged.rows()), size: merged.size})
+		segs = slices.Concat(segs[:i:i], []*segment{merged}, segs[j:])
+		man.segs = slices.Concat(man.segs[:i:i], []segEntry{{seq: merged.seq, rows: uint64(merged.rows()), size: merged.size}}, man.segs[j:])
 		snap = newSnapshot(man.model, man.dim, segs, snap)
+		return nil
+	}
+	if i := mergePlan(snap); i >= 0 {
+		if err := replace(i, len(segs)); err != nil {
+			return w.writeError(err)
+		}
+	}
+	// Segments of earlier builds (version 2) get their one-bit codes.
+	for i := range segs {
+		if segs[i].nbits == 0 {
+			if err := replace(i, i+1); err != nil {
+				return w.writeError(err)
+			}
+		}
 	}
 	if err := syncDir(segDirOf(w.path)); err != nil {
 		return w.writeError(err)

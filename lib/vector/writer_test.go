@@ -163,7 +163,8 @@ func TestTornSegmentIsDetected(t *testing.T) {
 			w.Close()
 			seg := segPath(path, w.man.segs[1].seq)
 			b, _ := os.ReadFile(seg)
-			lay := layoutOf(16, 10, 0)
+			_, nbits := bitDims(16)
+			lay := layoutOf(16, 10, 0, nbits)
 			switch damage {
 			case "truncate":
 				b = b[:len(b)-5]

@@ -47,6 +47,7 @@ type scaleResult struct {
 	loadDur                 time.Duration
 	embedInputs             int64
 	indexLoad, restartLoad  string
+	recall                  vecRecall
 }
 
 // scaleOptions configures the scale section.
@@ -162,6 +163,9 @@ func measureCorpus(c scaleCorpus, o scaleOptions) (scaleResult, error) {
 		r.loadP50, r.loadP99 = pct(h.lat, 50), pct(h.lat, 99)
 	}
 	r.afterLoadKB, r.afterFileKB = procStatusKB(up.pid, "VmRSS"), procStatusKB(up.pid, "RssFile")
+	// After every timed measurement: it reads every vector once per query.
+	r.recall = vectorRecall(state, c, o.qs)
+	fmt.Printf("  vector recall@10 vs exact: %s\n", r.recall)
 	return r, nil
 }
 
@@ -444,6 +448,7 @@ func scaleTable(cs []scaleCorpus, rs []scaleResult) {
 			return fmt.Sprintf("%.0f MB / %.0f MB / %.0f MB", float64(r.sqliteBytes)/1e6, float64(r.vecBytes)/1e6, float64(r.kwBytes)/1e6)
 		}},
 		{"search p50 / p99 over MCP, k=10", func(r scaleResult) string { return r.p50.String() + " / " + r.p99.String() }},
+		{"vector recall@10 vs exact", func(r scaleResult) string { return r.recall.String() }},
 		{"concurrent clients: search calls/s", func(r scaleResult) string {
 			if r.loadDur == 0 {
 				return "–"
