@@ -97,6 +97,9 @@ type load struct {
 	lat   []time.Duration // every call's latency, sorted
 	errs  int             // failed calls
 	first string          // the first failure
+	// clientCPU is the CPU time this process (all the clients) spent
+	// during the run: on a shared machine it is taken from the server.
+	clientCPU time.Duration
 }
 
 // hammer has clients MCP sessions, each its own official go-sdk client,
@@ -109,6 +112,7 @@ func hammer(opts mcpclient.Options, qs []string, clients int, dur time.Duration)
 		out    load
 		wg     sync.WaitGroup
 		stopAt = time.Now().Add(dur)
+		cpu0   = procCPU(os.Getpid())
 	)
 	for i := range clients {
 		c, err := mcpclient.Dial(ctx, opts)
@@ -138,6 +142,7 @@ func hammer(opts mcpclient.Options, qs []string, clients int, dur time.Duration)
 		}()
 	}
 	wg.Wait()
+	out.clientCPU = procCPU(os.Getpid()) - cpu0
 	sortDurations(out.lat)
 	return out, nil
 }

@@ -75,6 +75,7 @@ func main() {
 	restartBaseState := flag.String("restart-base-state", "", "with -restart-base: its state dir (default -state)")
 	rounds := flag.Int("rounds", 5, "with -restart: restarts per build")
 	idle := flag.Duration("idle", 3*time.Second, "with -restart: how long after settling idle RSS is read")
+	grepToo := flag.Bool("grep", true, "with -state: also time the grep tool")
 	flag.Parse()
 	if *restartRun {
 		o := restartOptions{corpus: *corpus, state: *stateDir, baseState: *restartBaseState, rounds: *rounds, idle: *idle}
@@ -127,7 +128,7 @@ func main() {
 		return
 	}
 	if *stateDir != "" {
-		if err := searchOnly(*corpus, *binDir, *stateDir, *qfile, *nq, *loadClients, *loadTime); err != nil {
+		if err := searchOnly(*corpus, *binDir, *stateDir, *qfile, *nq, *loadClients, *loadTime, *grepToo); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
 			os.Exit(1)
 		}
@@ -238,7 +239,7 @@ func table(out []result) {
 
 // searchOnly measures search latency over an existing index, then clients
 // concurrent clients searching for loadTime (none when clients is 0).
-func searchOnly(corpus, binDir, state, qfile string, nq, clients int, loadTime time.Duration) error {
+func searchOnly(corpus, binDir, state, qfile string, nq, clients int, loadTime time.Duration, grepToo bool) error {
 	dir2mcp, err := filepath.Abs(filepath.Join(binDir, "dir2mcp"))
 	if err != nil {
 		return err
@@ -265,9 +266,16 @@ func searchOnly(corpus, binDir, state, qfile string, nq, clients int, loadTime t
 			return err
 		}
 		cpu := serverCPU() - cpu0
-		fmt.Printf("%d clients for %s: %.0f search calls/s, %d errors, server CPU %.2f ms/call, p50 %s p99 %s %s\n",
+		fmt.Printf("%d clients for %s: %.0f search calls/s, %d errors, CPU per call: server %.2f ms, clients %.2f ms; p50 %s p99 %s %s\n",
 			clients, loadTime, float64(len(l.lat))/loadTime.Seconds(), l.errs, float64(cpu)/1e6/float64(max(len(l.lat), 1)),
+			float64(l.clientCPU)/1e6/float64(max(len(l.lat), 1)),
 			pct(l.lat, 50), pct(l.lat, 99), l.first)
+	}
+	if !grepToo {
+		return nil
+	}
+	if !grepToo {
+		return nil
 	}
 	g, err := grepBench(c, corpus, grepRounds)
 	if err != nil {
