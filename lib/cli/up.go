@@ -340,12 +340,12 @@ func lockWriters(ctx context.Context, e *env, tr *tracker, svc *service) (func()
 	if !errors.As(err, &held) {
 		return nil, err
 	}
+	tr.setBlocked(true) // before the event: a client reacting to it sees indexing as running
+	defer tr.setBlocked(false)
 	e.ev.Emit(events.Warn, record.EvIndexLocked, map[string]any{
 		"pid": held.Holder.PID, "command": held.Holder.Command, "lock": held.Lock,
 		"message": fmt.Sprintf("index locked by %s; serving the existing index, will retry when it is free", held.Holder),
 	})
-	tr.setBlocked(true)
-	defer tr.setBlocked(false)
 	t := time.NewTicker(lockPoll)
 	defer t.Stop()
 	for {

@@ -3,6 +3,8 @@ package vector
 import (
 	"cmp"
 	"slices"
+
+	"github.com/dir2mcp/dir2mcp/lib/mmapfile"
 )
 
 // Compaction. Each Flush adds a segment; mergePlan keeps their number
@@ -102,7 +104,7 @@ func (w *Writer) merge(snap *Snapshot, i, j int, man *manifest) (*segment, error
 	row := func(k int) (int64, float32, []int8, []float32) {
 		if k%evictEvery == 0 {
 			for _, g := range snap.segs[i:j] {
-				evictMapping(g.data) // keep the resident set small
+				mmapfile.Evict(g.data) // keep the resident set small
 			}
 		}
 		e := rows[k]

@@ -14,6 +14,8 @@ import (
 	"slices"
 	"sync"
 	"unsafe"
+
+	"github.com/dir2mcp/dir2mcp/lib/mmapfile"
 )
 
 // Segment file, format 2. A segment is immutable once its manifest lists
@@ -281,7 +283,7 @@ func writeSegment(path string, dim, n int, tombs []int64, row segRow, bits segBi
 // order of labels and the checksum of the meta sections; full also checks
 // the vectors' checksum (reading every float). dim is the manifest's.
 func openSegment(path string, seq uint64, dim int, full bool) (*segment, error) {
-	data, release, err := mapFile(path)
+	data, release, err := mmapfile.Map(path)
 	if err != nil {
 		return nil, err
 	}
@@ -291,7 +293,7 @@ func openSegment(path string, seq uint64, dim int, full bool) (*segment, error) 
 		return nil, err
 	}
 	if full {
-		evictMapping(data) // the checksum pass touched every page
+		mmapfile.Evict(data) // the checksum pass touched every page
 	}
 	s.seq, s.data, s.release = seq, data, sync.OnceFunc(release)
 	// Unmapped when the last snapshot using it is collected, or earlier

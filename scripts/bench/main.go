@@ -249,12 +249,15 @@ func searchOnly(corpus, binDir, state, qfile string, nq, clients int, loadTime t
 		return err
 	}
 	defer stop()
+	seqCPU0 := serverCPU()
 	lat, chunks, err := searchLatency(c, queries(qfile, nq))
 	if err != nil {
 		return err
 	}
+	seqCPU := serverCPU() - seqCPU0 // includes the warm-up calls and stats polls
 	sortDurations(lat)
-	fmt.Printf("search over MCP: p50 %s p99 %s (%d queries, %d chunks)\n", pct(lat, 50), pct(lat, 99), len(lat), chunks)
+	fmt.Printf("search over MCP: p50 %s p99 %s (%d queries, %d chunks; server CPU %.2f ms/call)\n", pct(lat, 50), pct(lat, 99), len(lat), chunks,
+		float64(seqCPU)/1e6/float64(max(len(lat), 1)))
 	if clients > 0 {
 		opts, err := mcpclient.FromStateDir(state)
 		if err != nil {
