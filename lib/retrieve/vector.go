@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"sync"
 
 	"github.com/dir2mcp/dir2mcp/lib/embed"
 	"github.com/dir2mcp/dir2mcp/lib/store"
@@ -23,8 +24,16 @@ type vecHit struct {
 func (e *Engine) vectorSearch(ctx context.Context, gen store.Generation, query string, kinds []string, f store.ChunkFilter, depth, k int) ([]vecHit, []string, map[string][]float32, error) {
 	var skipped []string
 	byKind := map[string][]float32{}
-	perKind := map[string][]vecHit{}
 	models := map[string]bool{}
+	type kindSearch struct {
+		kind string
+		emb  embed.Embedder
+		ix   *vector.Snapshot
+		q    []float32
+		hits []vecHit
+		err  error
+	}
+	var todo []*kindSearch
 	for _, kind := range kinds {
 		rl := e.Vectors[kind]
 		emb := e.Embedders[kind]
@@ -41,20 +50,34 @@ func (e *Engine) vectorSearch(ctx context.Context, gen store.Generation, query s
 			skipped = append(skipped, fmt.Sprintf("%s: vectors were made by %s, queries by %s (re-embedding pending)", kind, ix.Model(), emb.ID()))
 			continue
 		}
-		// Embedded per kind even when the kinds share an embedder: a code
-		// query is prepared differently (identifiers split, as in code).
-		vs, err := emb.Embed(ctx, []embed.Input{{Text: query, Kind: kind, Query: true}})
-		if err != nil {
-			return nil, nil, nil, err
+		todo = append(todo, &kindSearch{kind: kind, emb: emb, ix: ix})
+	}
+	// The kinds are searched side by side: each is a scan of its own
+	// vectors and a lookup of its candidates' refs.
+	var wg sync.WaitGroup
+	for _, t := range todo {
+		wg.Go(func() {
+			// Embedded per kind even when the kinds share an embedder: a
+			// code query is prepared differently (identifiers split, as in
+			// code).
+			vs, err := t.emb.Embed(ctx, []embed.Input{{Text: query, Kind: t.kind, Query: true}})
+			if err != nil {
+				t.err = err
+				return
+			}
+			t.q = vs[0]
+			t.hits, t.err = e.searchKind(ctx, gen, t.ix, t.q, f, depth, k)
+		})
+	}
+	wg.Wait()
+	perKind := map[string][]vecHit{}
+	for _, t := range todo {
+		if t.err != nil {
+			return nil, nil, nil, t.err
 		}
-		q := vs[0]
-		models[emb.ID()] = true
-		byKind[kind] = q
-		hits, err := e.searchKind(ctx, gen, ix, q, f, depth, k)
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		perKind[kind] = hits
+		models[t.emb.ID()] = true
+		byKind[t.kind] = t.q
+		perKind[t.kind] = t.hits
 	}
 	var all []vecHit
 	if len(models) > 1 {

@@ -45,6 +45,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"sort"
 	"strconv"
 	"strings"
@@ -76,7 +77,20 @@ func main() {
 	rounds := flag.Int("rounds", 5, "with -restart: restarts per build")
 	idle := flag.Duration("idle", 3*time.Second, "with -restart: how long after settling idle RSS is read")
 	grepToo := flag.Bool("grep", true, "with -state: also time the grep tool")
+	again := flag.Bool("again", false, "with -state: time the search queries a second time (caches warm)")
+	cpuProfile := flag.String("cpuprofile", "", "write this process's CPU profile (the MCP clients) to this file")
 	flag.Parse()
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	if *restartRun {
 		o := restartOptions{corpus: *corpus, state: *stateDir, baseState: *restartBaseState, rounds: *rounds, idle: *idle}
 		var err error
@@ -128,7 +142,7 @@ func main() {
 		return
 	}
 	if *stateDir != "" {
-		if err := searchOnly(*corpus, *binDir, *stateDir, *qfile, *nq, *loadClients, *loadTime, *grepToo); err != nil {
+		if err := searchOnly(*corpus, *binDir, *stateDir, *qfile, *nq, *loadClients, *loadTime, *grepToo, *again); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
 			os.Exit(1)
 		}
@@ -239,7 +253,7 @@ func table(out []result) {
 
 // searchOnly measures search latency over an existing index, then clients
 // concurrent clients searching for loadTime (none when clients is 0).
-func searchOnly(corpus, binDir, state, qfile string, nq, clients int, loadTime time.Duration, grepToo bool) error {
+func searchOnly(corpus, binDir, state, qfile string, nq, clients int, loadTime time.Duration, grepToo, again bool) error {
 	dir2mcp, err := filepath.Abs(filepath.Join(binDir, "dir2mcp"))
 	if err != nil {
 		return err
@@ -258,6 +272,14 @@ func searchOnly(corpus, binDir, state, qfile string, nq, clients int, loadTime t
 	sortDurations(lat)
 	fmt.Printf("search over MCP: p50 %s p99 %s (%d queries, %d chunks; server CPU %.2f ms/call)\n", pct(lat, 50), pct(lat, 99), len(lat), chunks,
 		float64(seqCPU)/1e6/float64(max(len(lat), 1)))
+	if again {
+		lat, _, err := searchLatency(c, queries(qfile, nq))
+		if err != nil {
+			return err
+		}
+		sortDurations(lat)
+		fmt.Printf("search over MCP, the same queries again: p50 %s p99 %s\n", pct(lat, 50), pct(lat, 99))
+	}
 	if clients > 0 {
 		opts, err := mcpclient.FromStateDir(state)
 		if err != nil {
