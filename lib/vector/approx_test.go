@@ -408,3 +408,56 @@ func TestApproximateSearchConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// The one-bit scan's sampled bar only skips rows that cannot be among the
+// candidates: with it the candidates are those of a scan without it. Its
+// sample grows with the codes, so that a scan is almost never repeated for
+// want of candidates above it: here 1250 code blocks and 200 candidates, a
+// ratio like the Linux source's (15k blocks, 1000 candidates), where a
+// sample of 32 blocks had the bar repeated in one search of twelve.
+func TestBitBarKeepsCandidatesAndRarelyMisses(t *testing.T) {
+	for _, tc := range []struct{ blocks, c int }{{15318, 1000}, {1591, 1000}, {1250, 200}} {
+		ns, ok := barSampleBlocks(tc.blocks, tc.c)
+		if m := 2 * tc.c * ns / tc.blocks; !ok || m < bitBarRank {
+			t.Errorf("%d blocks, %d candidates: sample of %d blocks (ok %v), rank %d < %d", tc.blocks, tc.c, ns, ok, m, bitBarRank)
+		}
+	}
+	const n, dim, c = 40000, 320, 200
+	w, _, qs := approxFixture(t, n, dim, n)
+	s := w.snap
+	var segs []int
+	blocks := 0
+	for si, g := range s.segs {
+		if g.nbits > 0 {
+			segs = append(segs, si)
+			blocks += bitBlocks(g.rows())
+		}
+	}
+	if blocks*bitBlock < 16*c || len(segs) == 0 {
+		t.Fatalf("fixture too small for a bar: %d blocks", blocks)
+	}
+	dp, nbits := bitDims(s.dim)
+	misses0 := bitBarMisses.Load()
+	for _, q := range qs {
+		got := s.bitStage(segs, blocks, q, c, nil)
+		bq := newBitQuery(rotationFor(dp), nbits, q)
+		want := s.bitCandidates(segs, bq, c, float32(math.Inf(-1)), 0, blocks, nil)
+		if len(got) != c || len(want) != c {
+			t.Fatalf("%d candidates with the bar, %d without, want %d", len(got), len(want), c)
+		}
+		key := func(hs []Hit) []int64 {
+			out := make([]int64, len(hs))
+			for i, h := range hs {
+				out[i] = h.Label
+			}
+			slices.Sort(out)
+			return out
+		}
+		if !slices.Equal(key(got), key(want)) {
+			t.Fatal("the bar changed the one-bit candidates")
+		}
+	}
+	if m := bitBarMisses.Load() - misses0; m > 2 {
+		t.Errorf("the sampled bar was too high for %d of %d queries (scan repeated)", m, len(qs))
+	}
+}
