@@ -268,6 +268,7 @@ func ServeCommand() *ucli.Command {
 }
 
 func runServe(ctx context.Context, cmd *ucli.Command) error {
+	paceServerGC()
 	e, err := setupServer(cmd)
 	if err != nil {
 		return err

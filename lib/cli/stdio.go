@@ -14,7 +14,6 @@ func stdioMode(cmd *ucli.Command) bool {
 // setupServer resolves the environment of a serving command; with --stdio
 // everything the command would print goes to stderr.
 func setupServer(cmd *ucli.Command) (*env, error) {
-	paceServerGC()
 	stdio := stdioMode(cmd)
 	e, err := setup(cmd, stdio)
 	if err != nil {

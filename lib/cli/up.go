@@ -271,6 +271,7 @@ func keepIndexed(ctx context.Context, e *env, st *store.Store, embs map[string]e
 		err := runJob(ctx, e, st, embs, tr, false, svc, onDir, pre)
 		pre = nil // for the first run only
 		restoreGC()
+		paceServerGC() // serving from now on; a first (full) run keeps the default pace
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil
