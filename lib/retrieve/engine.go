@@ -193,22 +193,6 @@ func (e *Engine) Search(ctx context.Context, req Request) (Result, error) {
 			get(s.ChunkID)
 		}
 	}
-	// While the vector channel may still run: the lexical candidates' refs
-	// and the phrase coverage, which needs only the lexical ranks.
-	if err := e.loadRefs(ctx, gen, cands); err != nil {
-		<-vecDone
-		return Result{}, err
-	}
-	metas := map[int64]store.ChunkMeta{} // read so far, with their text
-	var phraseCov float64
-	if req.Mode == ModeHybrid && e.Tuning.Fusion != "rrf" {
-		cov, err := e.phraseCoverage(ctx, cands, q, metas)
-		if err != nil {
-			<-vecDone
-			return Result{}, err
-		}
-		phraseCov = cov
-	}
 	<-vecDone
 	if vecErr != nil {
 		return Result{}, vecErr
@@ -238,9 +222,14 @@ func (e *Engine) Search(ctx context.Context, req Request) (Result, error) {
 		e.fillCosines(list, queryVecs)
 	}
 	wv := e.Tuning.VectorWeight
+	metas := map[int64]store.ChunkMeta{} // read so far, with their text
 	if req.Mode == ModeHybrid && e.Tuning.Fusion != "rrf" {
-		wv *= max(1-phraseCov, minVectorShare)
-		res.PhraseCoverage = phraseCov
+		cov, err := e.phraseCoverage(ctx, list, q, metas)
+		if err != nil {
+			return Result{}, err
+		}
+		wv *= max(1-cov, minVectorShare)
+		res.PhraseCoverage = cov
 	}
 	e.fuse(list, wv, !mentionsTests(q))
 
@@ -382,9 +371,9 @@ const phraseTop = 3
 // it only matched scattered words. Hybrid fusion gives the vector channel
 // weight in proportion to what BM25 leaves unexplained:
 // VectorWeight·max(1−c, minVectorShare).
-func (e *Engine) phraseCoverage(ctx context.Context, cands map[int64]*candidate, q *lexical.Query, metas map[int64]store.ChunkMeta) (float64, error) {
+func (e *Engine) phraseCoverage(ctx context.Context, list []*candidate, q *lexical.Query, metas map[int64]store.ChunkMeta) (float64, error) {
 	var ids []int64
-	for _, c := range cands {
+	for _, c := range list {
 		if c.lexRank > 0 && c.lexRank <= phraseTop {
 			ids = append(ids, c.id)
 		}
