@@ -143,24 +143,34 @@ func (e *Engine) searchKind(ctx context.Context, gen store.Generation, ix *vecto
 		if err != nil {
 			return nil, err
 		}
-		ids := make([]int64, len(raw))
-		for i, h := range raw {
-			ids[i] = h.Label
-		}
-		refs, err := e.refs(ctx, gen, ids)
-		if err != nil {
-			return nil, err
-		}
 		out := make([]vecHit, 0, depth)
-		for _, h := range raw {
-			r, ok := refs[h.Label]
-			if !ok || !f.Passes(r) {
-				continue
+		// Refs are read for as many hits as are still wanted, best first:
+		// without a filter the first depth nearly always survive, and each
+		// ref not in the cache is a read of a random page of the store.
+		for lo := 0; lo < len(raw) && len(out) < depth; {
+			hi := len(raw)
+			if f.Empty() {
+				hi = min(hi, lo+max(depth-len(out), minRefBatch))
 			}
-			out = append(out, vecHit{id: h.Label, sim: h.Score, ref: r})
-			if len(out) == depth {
-				break
+			ids := make([]int64, hi-lo)
+			for i, h := range raw[lo:hi] {
+				ids[i] = h.Label
 			}
+			refs, err := e.refs(ctx, gen, ids)
+			if err != nil {
+				return nil, err
+			}
+			for _, h := range raw[lo:hi] {
+				r, ok := refs[h.Label]
+				if !ok || !f.Passes(r) {
+					continue
+				}
+				out = append(out, vecHit{id: h.Label, sim: h.Score, ref: r})
+				if len(out) == depth {
+					break
+				}
+			}
+			lo = hi
 		}
 		if len(out) == depth || len(raw) < want || want >= ix.Len() {
 			return out, nil
@@ -168,6 +178,10 @@ func (e *Engine) searchKind(ctx context.Context, gen store.Generation, ix *vecto
 		want *= 4
 	}
 }
+
+// minRefBatch is the least number of vector hits searchKind reads refs for
+// at a time.
+const minRefBatch = 16
 
 func normalize(hs []vecHit) {
 	if len(hs) == 0 {
