@@ -298,7 +298,7 @@ const bitBarRank = 48
 // segments are too small for that to pay. A scan with the bar that finds
 // fewer than c rows above it must be repeated without it.
 func (s *Snapshot) bitBar(segs []int, bq *bitQuery, c, blocks int) float32 {
-	if blocks < 8*bitSample || blocks*bitBlock < 16*c {
+	if blocks*bitBlock < 16*c {
 		return float32(math.Inf(-1))
 	}
 	ns, ok := barSampleBlocks(blocks, c)
@@ -307,7 +307,9 @@ func (s *Snapshot) bitBar(segs []int, bq *bitQuery, c, blocks int) float32 {
 	}
 	var est [bitBlock]float32
 	var mask [1]uint32
-	sample := make([]float32, 0, ns*bitBlock)
+	buf := samplePool.Get().(*[]float32)
+	defer samplePool.Put(buf)
+	sample := (*buf)[:0]
 	for i := range ns {
 		b := i * blocks / ns
 		for _, si := range segs {
@@ -327,23 +329,26 @@ func (s *Snapshot) bitBar(segs []int, bq *bitQuery, c, blocks int) float32 {
 			break
 		}
 	}
-	m := 2 * c * len(sample) / (blocks * bitBlock)
-	if m >= len(sample) {
-		return float32(math.Inf(-1))
-	}
-	return nthLargest(sample, m)
+	*buf = sample
+	// At most len(sample)/8: the rows number at least 16c.
+	return nthLargest(sample, 2*c*len(sample)/(blocks*bitBlock))
 }
+
+// samplePool holds bitBar's sample buffers (up to ~50 KB on large
+// indexes), reused across searches.
+var samplePool = sync.Pool{New: func() any { return new([]float32) }}
 
 // bitBarMisses counts the one-bit scans repeated without their bar.
 var bitBarMisses atomic.Int64
 
 // barSampleBlocks returns how many of blocks code blocks bitBar samples
-// for a bar at rank 2c, and false when that many would cost more than
-// the bar saves (over an eighth of the blocks). Rank m of the sample
-// estimates the rows' rank 2c; fewer than c rows above it needs an error
-// of half, which m ≥ bitBarRank makes rare (over 3 standard deviations).
-// A fixed sample of 32 blocks gave m ≈ 4 on the Linux source's 490k
-// codes, and one search in twelve scanned its codes twice.
+// for a bar at rank 2c, and false when that many would cost more than the
+// bar saves (over an eighth of the blocks, which also rules out fewer than
+// 8·bitSample blocks). Rank m of the sample estimates the rows' rank 2c;
+// fewer than c rows above it needs an error of half, which m ≥ bitBarRank
+// makes rare (over 3 standard deviations). A fixed sample of 32 blocks
+// gave m ≈ 4 on the Linux source's 490k codes, and one search in twelve
+// scanned its codes twice.
 func barSampleBlocks(blocks, c int) (int, bool) {
 	ns := max(bitSample, (bitBarRank*blocks+2*c-1)/(2*c))
 	return ns, ns <= blocks/8

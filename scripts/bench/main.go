@@ -197,7 +197,6 @@ func run(corpus, binDir, qfile string, nq int, keep bool, baseline string, loadC
 	if err != nil {
 		return err
 	}
-	sortDurations(lat)
 	out = append(out, result{"search p50 over MCP", pct(lat, 50).String(), fmt.Sprintf("%d queries, k=10; target ≤ 10ms", len(lat))})
 	out = append(out, result{"search p99 over MCP", pct(lat, 99).String(), ""})
 	g, err := grepBench(c, corpus, grepRounds)
@@ -263,21 +262,18 @@ func searchOnly(corpus, binDir, state, qfile string, nq, clients int, loadTime t
 		return err
 	}
 	defer stop()
-	seqCPU0 := serverCPU()
-	lat, chunks, err := searchLatency(c, queries(qfile, nq))
+	qs := queries(qfile, nq)
+	lat, chunks, err := searchLatency(c, qs)
 	if err != nil {
 		return err
 	}
-	seqCPU := serverCPU() - seqCPU0 // includes the warm-up calls and stats polls
-	sortDurations(lat)
 	fmt.Printf("search over MCP: p50 %s p99 %s (%d queries, %d chunks; server CPU %.2f ms/call)\n", pct(lat, 50), pct(lat, 99), len(lat), chunks,
-		float64(seqCPU)/1e6/float64(max(len(lat), 1)))
+		float64(lastCPU)/1e6)
 	if again {
-		lat, _, err := searchLatency(c, queries(qfile, nq))
+		lat, err := timeSearches(c, qs)
 		if err != nil {
 			return err
 		}
-		sortDurations(lat)
 		fmt.Printf("search over MCP, the same queries again: p50 %s p99 %s\n", pct(lat, 50), pct(lat, 99))
 	}
 	if clients > 0 {
@@ -286,7 +282,7 @@ func searchOnly(corpus, binDir, state, qfile string, nq, clients int, loadTime t
 			return err
 		}
 		cpu0 := serverCPU()
-		l, err := hammer(opts, queries(qfile, nq), clients, loadTime)
+		l, err := hammer(opts, qs, clients, loadTime)
 		if err != nil {
 			return err
 		}
@@ -295,9 +291,6 @@ func searchOnly(corpus, binDir, state, qfile string, nq, clients int, loadTime t
 			clients, loadTime, float64(len(l.lat))/loadTime.Seconds(), l.errs, float64(cpu)/1e6/float64(max(len(l.lat), 1)),
 			float64(l.clientCPU)/1e6/float64(max(len(l.lat), 1)),
 			pct(l.lat, 50), pct(l.lat, 99), l.first)
-	}
-	if !grepToo {
-		return nil
 	}
 	if !grepToo {
 		return nil
@@ -374,7 +367,8 @@ func serve(bin, corpus, state string) (*mcpclient.Client, func(), error) {
 	return c, func() { once.Do(func() { c.Close(); kill() }) }, nil
 }
 
-// searchLatency times search queries over MCP.
+// searchLatency waits for the vector files, warms up, times a ping, then
+// times search queries over MCP (timeSearches).
 func searchLatency(c *mcpclient.Client, qs []string) ([]time.Duration, int64, error) {
 	ctx := context.Background()
 	var stats struct {
@@ -407,17 +401,25 @@ func searchLatency(c *mcpclient.Client, qs []string) ([]time.Duration, int64, er
 	}
 	sortDurations(ping)
 	fmt.Printf("  MCP ping round trip: p50 %s\n", pct(ping, 50))
+	lat, err := timeSearches(c, qs)
+	return lat, stats.Indexing.ChunksTotal, err
+}
+
+// timeSearches times one search (k=10) per query, sets lastCPU, and
+// returns the latencies sorted.
+func timeSearches(c *mcpclient.Client, qs []string) ([]time.Duration, error) {
 	lat := make([]time.Duration, 0, len(qs))
 	cpu0 := serverCPU()
-	defer func() { lastCPU = (serverCPU() - cpu0) / time.Duration(len(qs)) }()
 	for _, q := range qs {
 		start := time.Now()
-		if err := c.Call(ctx, "dir2mcp.search", map[string]any{"query": q, "k": 10}, nil); err != nil {
-			return nil, 0, err
+		if err := c.Call(context.Background(), "dir2mcp.search", map[string]any{"query": q, "k": 10}, nil); err != nil {
+			return nil, err
 		}
 		lat = append(lat, time.Since(start))
 	}
-	return lat, stats.Indexing.ChunksTotal, nil
+	lastCPU = (serverCPU() - cpu0) / time.Duration(max(len(qs), 1))
+	sortDurations(lat)
+	return lat, nil
 }
 
 // serverCPU reads the CPU time of the server serve started last, and

@@ -152,7 +152,6 @@ func measureCorpus(c scaleCorpus, o scaleOptions) (scaleResult, error) {
 	if err != nil {
 		return r, err
 	}
-	sortDurations(lat)
 	r.p50, r.p99 = pct(lat, 50), pct(lat, 99)
 	if o.clients > 0 {
 		h, err := hammer(up.opts, o.qs, o.clients, o.loadTime)
@@ -279,10 +278,10 @@ type upServer struct {
 }
 
 // connectSplit is where a restart's connect time goes, each from the
-// process start: the connection event on stdout, connection.json (and
-// the token) read, the session initialized, the first ping answered.
+// process start: the connection event on stdout, the session
+// initialized, the first ping answered.
 type connectSplit struct {
-	event, conn, initialized, ping time.Duration
+	event, initialized, ping time.Duration
 }
 
 func (c connectSplit) String() string {
@@ -303,8 +302,8 @@ func startUp(bin, corpus, state string, env []string, heapProfile string) (*upSe
 	}
 	u := &upServer{pid: cmd.Process.Pid}
 	kill := func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() }
-	connected, complete := make(chan struct{}), make(chan time.Duration, 1)
-	var settledCPU time.Duration
+	type settled struct{ took, cpu time.Duration }
+	connected, complete := make(chan struct{}), make(chan settled, 1)
 	go func() {
 		sc := bufio.NewScanner(stdout)
 		sc.Buffer(nil, 1<<20)
@@ -316,12 +315,8 @@ func startUp(bin, corpus, state string, env []string, heapProfile string) (*upSe
 				close(connected)
 			}
 			if strings.Contains(ln, `"event":"index_complete"`) {
-				took := time.Since(begin)
-				if settledCPU == 0 {
-					settledCPU = procCPU(u.pid)
-				}
 				select {
-				case complete <- took:
+				case complete <- settled{time.Since(begin), procCPU(u.pid)}:
 				default:
 				}
 			}
@@ -336,7 +331,6 @@ func startUp(bin, corpus, state string, env []string, heapProfile string) (*upSe
 	u.split.event = time.Since(begin)
 	ctx := context.Background()
 	u.opts, err = mcpclient.FromStateDir(state)
-	u.split.conn = time.Since(begin)
 	if err == nil {
 		u.client, err = mcpclient.Dial(ctx, u.opts)
 		u.split.initialized = time.Since(begin)
@@ -351,8 +345,8 @@ func startUp(bin, corpus, state string, env []string, heapProfile string) (*upSe
 	u.connect = time.Since(begin)
 	u.split.ping = u.connect
 	select {
-	case u.settled = <-complete:
-		u.settledCPU = settledCPU // written before the send
+	case s := <-complete:
+		u.settled, u.settledCPU = s.took, s.cpu
 	case <-time.After(10 * time.Minute):
 		u.client.Close()
 		kill()
