@@ -156,23 +156,11 @@ func fwhtFlipped(x []float32, flip []uint32) {
 		v7 := math.Float32frombits(math.Float32bits(v[7]) ^ f[7])
 		fwht8(v, v0, v1, v2, v3, v4, v5, v6, v7)
 	}
-	fwhtRest(x)
-}
-
-// fwht applies the unnormalised Walsh–Hadamard transform to x in place
-// (len a power of two ≥ 8). It only adds and subtracts, in the same order
-// with or without the kernel, so its result is the same on every platform.
-func fwht(x []float32) {
-	n := len(x)
-	for i := 0; i+8 <= n; i += 8 {
-		v := (*[8]float32)(x[i : i+8])
-		fwht8(v, v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7])
-	}
-	fwhtRest(x)
+	fwhtStages(x, 8)
 }
 
 // fwht8 stores in v the transform of the 8 values: the first three
-// stages of fwht.
+// stages of the Walsh–Hadamard transform.
 func fwht8(v *[8]float32, v0, v1, v2, v3, v4, v5, v6, v7 float32) {
 	a0, a1 := v0+v1, v0-v1
 	a2, a3 := v2+v3, v2-v3
@@ -186,15 +174,6 @@ func fwht8(v *[8]float32, v0, v1, v2, v3, v4, v5, v6, v7 float32) {
 	v[1], v[5] = b1+b5, b1-b5
 	v[2], v[6] = b2+b6, b2-b6
 	v[3], v[7] = b3+b7, b3-b7
-}
-
-// fwhtRest applies the stages of span 8 and up.
-func fwhtRest(x []float32) {
-	if useAVX2 && len(x) > 8 {
-		fwhtStagesAVX2(&x[0], len(x), 8)
-		return
-	}
-	fwhtStages(x, 8)
 }
 
 // fwhtStages applies the butterflies of the stages of span h, 2h, …, to x.

@@ -183,17 +183,6 @@ nextstage: \
 	JMP  stage; \
 done:
 
-// func fwhtStagesAVX2(x *float32, n, h int)
-// Applies the Walsh–Hadamard butterflies of every stage from span h (a
-// multiple of 8) up to n/2: x[i+j], x[i+j+h] ← sum, difference.
-TEXT ·fwhtStagesAVX2(SB), NOSPLIT, $0-24
-	MOVQ x+0(FP), DI
-	MOVQ n+8(FP), R8
-	MOVQ h+16(FP), R9
-	FWHT_STAGES(stage, group, pair, nextstage, fdone)
-	VZEROUPPER
-	RET
-
 // func fwhtRoundAVX2(x *float32, flip *uint32, n int)
 // One round of the rotation: x ^= flip (sign bits), then the whole
 // Walsh–Hadamard transform of x[:n] (n a power of two ≥ 16). The first

@@ -28,12 +28,6 @@ func scanBitsAVX2(codes *byte, fac *float32, lut *byte, nbytes, nblocks int, par
 //go:noescape
 func prefetch(p unsafe.Pointer, n int)
 
-// fwhtStagesAVX2 applies the butterflies of the Walsh–Hadamard stages of
-// span h, 2h, …, n/2 to x[:n] (h a multiple of 8, n a power of two).
-//
-//go:noescape
-func fwhtStagesAVX2(x *float32, n, h int)
-
 // fwhtRoundAVX2 is one round of the rotation on x[:n] (n a power of two
 // ≥ 16): flip the signs where flip has the sign bit, then transform.
 //

@@ -16,6 +16,4 @@ func scanBitsAVX2(codes *byte, fac *float32, lut *byte, nbytes, nblocks int, par
 
 func prefetch(p unsafe.Pointer, n int) {}
 
-func fwhtStagesAVX2(x *float32, n, h int) { panic("unreachable") }
-
 func fwhtRoundAVX2(x *float32, flip *uint32, n int) { panic("unreachable") }
