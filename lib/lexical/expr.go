@@ -64,16 +64,6 @@ func InColumns(e Expr, cols ...string) Expr {
 	return e
 }
 
-// Terms returns every term of e in order (a term in two groups twice),
-// as FTS5 numbers a MATCH expression's phrases.
-func (e Expr) Terms() []string {
-	var out []string
-	for _, g := range e.Groups {
-		out = append(out, g...)
-	}
-	return out
-}
-
 // String renders e in FTS5 MATCH syntax, every term quoted (for logs and
 // for comparing with FTS5 in tests).
 func (e Expr) String() string {

@@ -20,6 +20,7 @@ import (
 // followed by the parts of every compound identifier in s.
 func IndexText(s string) string {
 	var extra []byte
+	var buf [64]byte
 	seen := map[string]struct{}{}
 	textsplit.EachWord(s, func(tok string) {
 		// A repeated word adds nothing, split or not.
@@ -27,40 +28,22 @@ func IndexText(s string) string {
 			return
 		}
 		seen[tok] = struct{}{}
-		// tok is one word, so its parts are SplitIdentifier(tok): counted
-		// first, written lowercase only when there are two or more.
-		n := 0
-		textsplit.EachPart(tok, func(string) { n++ })
-		if n < 2 {
-			return
-		}
+		// tok is one word, so its parts are SplitIdentifier(tok): written
+		// lowercase, and taken back unless there are two or more.
+		mark, n := len(extra), 0
 		textsplit.EachPart(tok, func(p string) {
+			n++
 			extra = append(extra, ' ')
-			extra = appendLower(extra, p)
+			extra = append(extra, lowerASCII(p, &buf)...)
 		})
+		if n < 2 {
+			extra = extra[:mark]
+		}
 	})
 	if len(extra) == 0 {
 		return s
 	}
 	return s + "\n" + string(extra)
-}
-
-// appendLower appends strings.ToLower(p) to b, without an allocation for
-// ASCII.
-func appendLower(b []byte, p string) []byte {
-	for i := 0; i < len(p); i++ {
-		if p[i] >= utf8.RuneSelf {
-			return append(b, strings.ToLower(p)...)
-		}
-	}
-	for i := 0; i < len(p); i++ {
-		c := p[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		b = append(b, c)
-	}
-	return b
 }
 
 // MaxQueryTerms bounds the terms of one query (long pasted text).

@@ -174,19 +174,6 @@ func TestTermSetCoveredAgreesWithSplitting(t *testing.T) {
 	}
 }
 
-// A word wholePart passes is its own only part, as textsplit.EachPart
-// splits it.
-func TestWholePartIsEachPartsOnlyPart(t *testing.T) {
-	for _, w := range []string{"returns", "Returns", "a", "A", "128", "x2", "HTTPServer", "parseHTTP", "snake_case", "ID", "IDs", "Ab", "aB", "é", "Ünï", "_x", "9a", "URLsFor"} {
-		var parts []string
-		textsplit.EachPart(w, func(p string) { parts = append(parts, p) })
-		only := len(parts) == 1 && parts[0] == w
-		if wholePart(w) && !only {
-			t.Errorf("wholePart(%q) but EachPart yields %q", w, parts)
-		}
-	}
-}
-
 // indexTextRef is IndexText as first written (one SplitIdentifier per
 // distinct word): the reference the faster one must equal byte for byte.
 func indexTextRef(s string) string {

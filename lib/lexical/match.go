@@ -85,7 +85,7 @@ func (m *Matcher) Covered(text string) uint64 {
 // eachStem calls fn with the stem of every word of text and of every
 // identifier part of its words (textsplit.SplitIdentifier) that may stem
 // to a term whose initial first marks; a word that is its own only part
-// (wholePart) is passed once. The stem may point into a scratch buffer: it
+// (textsplit.WholePart) is passed once. The stem may point into a scratch buffer: it
 // is valid only during the call.
 func eachStem(text string, first *initials, fn func(stem string)) {
 	var buf [64]byte
@@ -96,38 +96,10 @@ func eachStem(text string, first *initials, fn func(stem string)) {
 	}
 	textsplit.EachWord(text, func(w string) {
 		check(w)
-		if !wholePart(w) {
+		if !textsplit.WholePart(w) {
 			textsplit.EachPart(w, check)
 		}
 	})
-}
-
-// wholePart reports whether textsplit.EachPart yields word alone: ASCII
-// lower-case letters after an optional capital ("returns", "Returns"), or
-// ASCII digits ("128"). It is a cheap check for most words of prose and
-// code; other words may be their own only part too.
-func wholePart(word string) bool {
-	if word == "" {
-		return false
-	}
-	c := word[0]
-	if '0' <= c && c <= '9' {
-		for i := 1; i < len(word); i++ {
-			if word[i] < '0' || word[i] > '9' {
-				return false
-			}
-		}
-		return true
-	}
-	if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
-		return false
-	}
-	for i := 1; i < len(word); i++ {
-		if word[i] < 'a' || word[i] > 'z' {
-			return false
-		}
-	}
-	return true
 }
 
 // initials marks the first bytes of stems. Stem keeps a word's first

@@ -178,9 +178,40 @@ func EachPart(word string, fn func(part string)) {
 
 // single reports whether word is its own only part.
 func single(word string) bool {
+	if WholePart(word) {
+		return true
+	}
 	n, whole := 0, false
 	EachPart(word, func(p string) { n, whole = n+1, len(p) == len(word) })
 	return n == 1 && whole
+}
+
+// WholePart reports, cheaply, that EachPart yields word alone: ASCII
+// lower-case letters after an optional capital ("returns", "Returns"), or
+// ASCII digits ("128"). It is a cheap check for most words of prose and
+// code; other words may be their own only part too.
+func WholePart(word string) bool {
+	if word == "" {
+		return false
+	}
+	c := word[0]
+	if '0' <= c && c <= '9' {
+		for i := 1; i < len(word); i++ {
+			if word[i] < '0' || word[i] > '9' {
+				return false
+			}
+		}
+		return true
+	}
+	if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
+		return false
+	}
+	for i := 1; i < len(word); i++ {
+		if word[i] < 'a' || word[i] > 'z' {
+			return false
+		}
+	}
+	return true
 }
 
 // plural reports whether the lower-case letter at word[i] is a lone "s"

@@ -140,3 +140,16 @@ func BenchmarkEachWordPart(b *testing.B) {
 		EachWord(text, func(w string) { EachPart(w, func(string) {}) })
 	}
 }
+
+// A word WholePart passes is its own only part, as EachPart
+// splits it.
+func TestWholePartIsEachPartsOnlyPart(t *testing.T) {
+	for _, w := range []string{"returns", "Returns", "a", "A", "128", "x2", "HTTPServer", "parseHTTP", "snake_case", "ID", "IDs", "Ab", "aB", "é", "Ünï", "_x", "9a", "URLsFor"} {
+		var parts []string
+		EachPart(w, func(p string) { parts = append(parts, p) })
+		only := len(parts) == 1 && parts[0] == w
+		if WholePart(w) && !only {
+			t.Errorf("WholePart(%q) but EachPart yields %q", w, parts)
+		}
+	}
+}
