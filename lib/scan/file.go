@@ -27,7 +27,6 @@ type job struct {
 	early bool
 
 	// stat's
-	statted bool
 	meta    meta
 	statErr error
 
@@ -103,10 +102,9 @@ func metaOf(fi fs.FileInfo) meta {
 
 // stat reads a file job's metadata (lstat, or the symlink target's).
 func (s *scanner) stat(j *job) {
-	if j.warn != "" || j.statted {
+	if j.warn != "" {
 		return
 	}
-	j.statted = true
 	if j.info != nil {
 		j.meta = metaOf(j.info)
 		return
@@ -117,9 +115,9 @@ func (s *scanner) stat(j *job) {
 // maxKeptBuf is the largest read buffer a worker keeps between files.
 const maxKeptBuf = 32 << 20
 
-// process classifies, checks and hashes one file, filling j.doc.
+// process classifies, checks and hashes one file, filling j.doc; work
+// has statted it.
 func (s *scanner) process(j *job, buf *[]byte) {
-	s.stat(j)
 	fi := j.meta
 	if err := j.statErr; err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -251,10 +249,15 @@ func (s *scanner) process(j *job, buf *[]byte) {
 // is taken as unchanged, as shortcut does) and the stored classification is
 // known: the steps that follow sniffing the content are taken with the
 // stored type, and reports true when they settle the record. Otherwise it
-// leaves the document as it found it.
+// leaves the document as it found it. A record of a file that could not be
+// read (an error, no content hash) holds a placeholder type, not a
+// classification.
 func (s *scanner) storedClass(j *job, k Known, present bool) bool {
 	d := j.doc
 	if s.opt.Rehash || !present || k.DocType == "" || k.SizeBytes != d.SizeBytes || k.MtimeNs != d.MtimeNs {
+		return false
+	}
+	if k.Status == record.StatusError && k.ContentHash == "" {
 		return false
 	}
 	docType, lang := d.DocType, d.Lang

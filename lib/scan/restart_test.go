@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/dir2mcp/dir2mcp/lib/errcode"
 	"github.com/dir2mcp/dir2mcp/lib/record"
 )
 
@@ -148,5 +149,31 @@ func TestUnchangedUndecidedFileIsNotOpened(t *testing.T) {
 	r = walk(t, Options{Root: root, Known: known, Rehash: true})
 	if d := r.by["notes"]; d.DocType != record.DocBinaryIgnored || d.Change != record.ChangeModified {
 		t.Errorf("with Rehash: %s %s, want the content's type (binary) and modified", d.DocType, d.Change)
+	}
+}
+
+// A file that could not be read last time (an error, no content hash: its
+// stored type is a placeholder) is read and classified again even when its
+// size and mtime are unchanged (permissions fixed with chmod keep mtime),
+// not skipped with the placeholder type's size cap.
+func TestUnreadFileIsClassifiedAgain(t *testing.T) {
+	root := t.TempDir()
+	big := make([]byte, 2<<10)
+	big[0] = 0 // binary
+	writeTree(t, root, map[string]string{"blob": string(big)})
+	first := walk(t, Options{Root: root})
+	known := knownFrom(first.docs)
+	k := known["blob"]
+	k.Status, k.Code, k.ContentHash, k.DocType, k.Lang = record.StatusError, "PERMISSION_DENIED", "", record.DocText, ""
+	known["blob"] = k
+	caps := func(dt string) int64 {
+		if dt == record.DocText {
+			return 1 << 10 // the placeholder type's cap is below the file's size
+		}
+		return 0
+	}
+	r := walk(t, Options{Root: root, Known: known, SizeCaps: caps})
+	if d := r.by["blob"]; d.DocType != record.DocBinaryIgnored || d.Code == string(errcode.FileTooLarge) {
+		t.Errorf("blob: %s %s %s, want it read again and found binary", d.DocType, d.Status, d.Code)
 	}
 }
