@@ -305,22 +305,17 @@ func relaxGC() (restore func()) {
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		return func() {}
 	}
+	// The heap stays under indexMemoryLimit (set by prepareIndexer under
+	// the same condition) whatever the percent.
 	old := debug.SetGCPercent(relaxedGCPercent)
-	oldLimit := debug.SetMemoryLimit(relaxedGCLimit) // the heap stays under it whatever the percent
 	var once sync.Once
-	undo := func() {
-		once.Do(func() {
-			debug.SetGCPercent(old)
-			debug.SetMemoryLimit(oldLimit)
-		})
-	}
+	undo := func() { once.Do(func() { debug.SetGCPercent(old) }) }
 	t := time.AfterFunc(relaxedGCFor, undo)
 	return func() { t.Stop(); undo() }
 }
 
 const (
 	relaxedGCPercent = 400
-	relaxedGCLimit   = 512 << 20
 	relaxedGCFor     = 2 * time.Second
 )
 

@@ -247,20 +247,6 @@ func (e *Embedding) openWriter(ctx context.Context, ks *kindState) error {
 	return nil
 }
 
-func unwrapAll(err error) error {
-	for {
-		u, ok := err.(interface{ Unwrap() error })
-		if !ok {
-			return err
-		}
-		next := u.Unwrap()
-		if next == nil {
-			return err
-		}
-		err = next
-	}
-}
-
 // DefaultMaxPending is Embedding.MaxPending's default: 32 MiB, about 5,500
 // vectors of 1536 dimensions or 16,000 of 512.
 const DefaultMaxPending = 32 << 20

@@ -83,7 +83,7 @@ func (w *Watcher) addTree(dir string) {
 		if rel != "." && w.opt.Skip != nil && w.opt.Skip(rel) {
 			return filepath.SkipDir
 		}
-		w.Add(p)
+		w.AddWalked(p) // Skip was just asked
 		return nil
 	})
 }
