@@ -34,29 +34,43 @@ type Engine struct {
 // which the tests compile, so an engine costs nothing until content is
 // checked. Compiling the defaults takes ~30 ms of CPU, which a server
 // restart or a no-op index run, reading no file, never needs.
-type secretSet struct {
-	patterns []string
-	checked  map[int]*secretRule // compiled by New
-	once     sync.Once
-	rules    []*secretRule
-}
+type secretSet struct{ lazyCompiled[*secretRule] }
 
 // get returns the rules in configuration order, compiling the rest.
 func (s *secretSet) get() []*secretRule {
-	s.once.Do(func() {
-		for i, p := range s.patterns {
-			r, ok := s.checked[i]
-			if !ok {
-				var err error
-				if r, err = compileSecret(p); err != nil {
-					panic(fmt.Sprintf("exclude: built-in secret pattern %q: %v", p, err))
-				}
-			}
-			s.rules = append(s.rules, r)
+	return s.compiled(func(p string) *secretRule {
+		r, err := compileSecret(p)
+		if err != nil {
+			panic(fmt.Sprintf("exclude: built-in secret pattern %q: %v", p, err))
 		}
-		s.checked = nil
+		return r
 	})
-	return s.rules
+}
+
+// lazyCompiled is patterns compiled on first use. The constructor compiles
+// (validates) those that are not built-in defaults into checked; compiled
+// compiles the rest, built-ins that compile.
+type lazyCompiled[T any] struct {
+	patterns []string
+	checked  map[int]T
+	once     sync.Once
+	items    []T
+}
+
+// compiled returns one item per pattern, in order, compiling the unchecked
+// ones with mustCompile on the first call.
+func (l *lazyCompiled[T]) compiled(mustCompile func(string) T) []T {
+	l.once.Do(func() {
+		for i, p := range l.patterns {
+			x, ok := l.checked[i]
+			if !ok {
+				x = mustCompile(p)
+			}
+			l.items = append(l.items, x)
+		}
+		l.checked = nil
+	})
+	return l.items
 }
 
 // New compiles an engine. A pattern that does not compile is a
@@ -76,7 +90,7 @@ func New(pathExcludes, secretPatterns []string) (*Engine, error) {
 	// Files are matched once their directories were (pathExcluded,
 	// PathExcludedIn).
 	e.files = newFileIndex(e.paths, !e.negations)
-	e.secrets = secretSet{patterns: secretPatterns, checked: map[int]*secretRule{}}
+	e.secrets = secretSet{lazyCompiled[*secretRule]{patterns: secretPatterns, checked: map[int]*secretRule{}}}
 	for i, s := range secretPatterns {
 		if builtinPattern(s) {
 			continue // compiled on first use

@@ -65,7 +65,7 @@ func NewRedactor(field string, patterns []string, replacement string) (*Redactor
 	if replacement == "" {
 		return nil, errcode.FieldError(errcode.ConfigInvalid, "security.redact.replacement", "the replacement text must not be empty")
 	}
-	set := &ruleSet{patterns: patterns, checked: map[int][]redactRule{}}
+	set := &ruleSet{lazyCompiled: lazyCompiled[[]redactRule]{patterns: patterns, checked: map[int][]redactRule{}}}
 	r := &Redactor{replacement: replacement, rules: set}
 	h := sha256.New()
 	fmt.Fprintf(h, "redact/v1\x00%s\x00", replacement)
@@ -85,25 +85,19 @@ func NewRedactor(field string, patterns []string, replacement string) (*Redactor
 
 // ruleSet is the compiled rules of a Redactor's patterns, built once.
 type ruleSet struct {
-	patterns []string
-	checked  map[int][]redactRule // compiled (validated) by NewRedactor
-	once     sync.Once
-	rules    []redactRule
-	lits     *literalIndex // the rules' leading literals (nil: none)
+	lazyCompiled[[]redactRule] // validated by NewRedactor
+	once                       sync.Once
+	rules                      []redactRule
+	lits                       *literalIndex // the rules' leading literals (nil: none)
 }
 
 // get returns the rules, compiling them on the first call. The patterns
 // left to compile are built-in defaults, which compile.
 func (s *ruleSet) get() []redactRule {
 	s.once.Do(func() {
-		for i, p := range s.patterns {
-			rules, ok := s.checked[i]
-			if !ok {
-				rules = mustCompileRedactRules(p)
-			}
+		for _, rules := range s.compiled(mustCompileRedactRules) {
 			s.rules = append(s.rules, rules...)
 		}
-		s.checked = nil
 		s.lits = newLiteralIndex(s.rules)
 	})
 	return s.rules
