@@ -157,11 +157,16 @@ func (e *Engine) PathExcluded(relPath string) (pattern string, ok bool) {
 	if e == nil {
 		e = Default()
 	}
-	if pat, ok := e.pathExcluded(relPath); ok {
+	return e.eitherCase(relPath, (*Engine).pathExcluded)
+}
+
+// eitherCase is match(relPath), or else match of relPath lower-cased.
+func (e *Engine) eitherCase(relPath string, match func(*Engine, string) (string, bool)) (string, bool) {
+	if pat, ok := match(e, relPath); ok {
 		return pat, true
 	}
 	if lower := strings.ToLower(relPath); lower != relPath {
-		return e.pathExcluded(lower)
+		return match(e, lower)
 	}
 	return "", false
 }
@@ -178,13 +183,7 @@ func (e *Engine) PathExcludedIn(relPath string) (pattern string, ok bool) {
 	if len(e.paths) == 0 {
 		return "", false
 	}
-	if pat, ok := e.fileExcluded(relPath); ok {
-		return pat, true
-	}
-	if lower := strings.ToLower(relPath); lower != relPath {
-		return e.fileExcluded(lower)
-	}
-	return "", false
+	return e.eitherCase(relPath, (*Engine).fileExcluded)
 }
 
 // fileExcluded is e.paths.Excluded(relPath, false).
@@ -204,13 +203,7 @@ func (e *Engine) DirExcludedIn(relDir string) (pattern string, ok bool) {
 	if len(e.paths) == 0 {
 		return "", false
 	}
-	if pat, ok := e.dirExcluded(relDir); ok {
-		return pat, true
-	}
-	if lower := strings.ToLower(relDir); lower != relDir {
-		return e.dirExcluded(lower)
-	}
-	return "", false
+	return e.eitherCase(relDir, (*Engine).dirExcluded)
 }
 
 func (e *Engine) pathExcluded(relPath string) (pattern string, ok bool) {
