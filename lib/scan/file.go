@@ -30,9 +30,8 @@ type job struct {
 	meta    meta
 	statErr error
 
-	// results (doc is set with hasDoc)
+	// results (doc nil: none)
 	doc       *record.Document
-	hasDoc    bool
 	known     bool // the path is known and not deleted
 	vanished  bool // removed between listing and reading
 	bytesRead int64
@@ -137,7 +136,6 @@ func (s *scanner) process(j *job, buf *[]byte) {
 	d.SizeBytes = fi.size
 	d.MtimeNs = fi.mtimeNs
 	d.MtimeUnix = fi.mtimeSec
-	j.hasDoc = true
 	known, present := s.knownMap()[j.rel]
 	present = present && !known.Deleted
 	j.known = present
@@ -167,7 +165,7 @@ func (s *scanner) process(j *job, buf *[]byte) {
 	f, _, err := rootfs.OpenRegular(j.abs) // never blocks on a FIFO swapped in since the walk
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			j.vanished, j.hasDoc = true, false
+			j.vanished, j.doc = true, nil
 			return
 		}
 		s.fail(j, d.SizeBytes, d.MtimeNs, err)
@@ -380,7 +378,7 @@ func (s *scanner) skip(j *job, k Known, present bool, code errcode.Code, reason 
 
 // fail records a file that could not be read.
 func (s *scanner) fail(j *job, size, mtimeNs int64, err error) {
-	if !j.hasDoc {
+	if j.doc == nil {
 		j.doc = &record.Document{}
 		d := j.doc
 		*d = record.NewDocument()
@@ -389,7 +387,6 @@ func (s *scanner) fail(j *job, size, mtimeNs int64, err error) {
 			d.DocType, d.Lang = c.docType, c.lang
 		}
 		d.SizeBytes, d.MtimeNs, d.MtimeUnix = size, mtimeNs, mtimeNs/1e9
-		j.hasDoc = true
 	}
 	d := j.doc
 	d.Status, d.Code = record.StatusError, string(errcode.ExtractFailed)

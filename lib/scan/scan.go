@@ -410,18 +410,14 @@ func (s *scanner) run(ctx context.Context, emit func(record.Document) error) (St
 }
 
 // delivered is the paths the walk delivered records for that are known
-// and live, by path only when needed.
-type delivered struct {
-	n     int      // how many
-	paths []string // which
-}
+// and live.
+type delivered struct{ paths []string }
 
 // add notes the record of a file that is known and not deleted.
 func (d *delivered) add(known map[string]Known, rel string) {
 	if d.paths == nil {
 		d.paths = make([]string, 0, len(known))
 	}
-	d.n++
 	d.paths = append(d.paths, rel)
 }
 
@@ -434,7 +430,7 @@ func (s *scanner) deliver(j *job, st *Stats, seen *delivered, emit func(record.D
 			s.opt.Warn(j.rel, j.warn)
 		}
 		return nil
-	case !j.hasDoc:
+	case j.doc == nil:
 		// Gone since it was listed, or no longer a regular file: a known
 		// path gets a deleted record after the walk.
 		if !j.vanished {
@@ -483,7 +479,7 @@ func (s *scanner) gone(w *walker, seen *delivered) []record.Document {
 			live++
 		}
 	}
-	if seen.n == live {
+	if len(seen.paths) == live {
 		return nil // every known file was met (each path is delivered once)
 	}
 	met := make(map[string]bool, len(seen.paths))
