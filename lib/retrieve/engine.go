@@ -162,7 +162,7 @@ func (e *Engine) Search(ctx context.Context, req Request) (Result, error) {
 			return Result{}, err
 		}
 		for i, s := range lex {
-			c := get(s.ChunkID)
+			c := get(s.ID)
 			c.lexRank, c.lexScore = i+1, s.Score
 		}
 		res.LexicalHits = len(lex)
@@ -176,7 +176,7 @@ func (e *Engine) Search(ctx context.Context, req Request) (Result, error) {
 				return Result{}, err
 			}
 			for _, s := range ex {
-				get(s.ChunkID).exact = true
+				get(s.ID).exact = true
 			}
 		}
 	}
@@ -190,7 +190,7 @@ func (e *Engine) Search(ctx context.Context, req Request) (Result, error) {
 			return Result{}, err
 		}
 		for _, s := range defs {
-			get(s.ChunkID)
+			get(s.ID)
 		}
 	}
 	<-vecDone

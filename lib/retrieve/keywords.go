@@ -14,12 +14,6 @@ import (
 // keywordWeights favour a hit in a file's path or title over the body.
 var keywordWeights = [3]float64{postings.ColPath: 2.0, postings.ColTitle: 3.0, postings.ColBody: 1.0}
 
-// scored is a chunk id with its BM25 score.
-type scored struct {
-	ChunkID int64
-	Score   float64
-}
-
 // keywords returns the keyword index snapshot a search reads (nil: none).
 func (e *Engine) keywords() *postings.Snapshot {
 	if e.Keywords == nil {
@@ -28,48 +22,38 @@ func (e *Engine) keywords() *postings.Snapshot {
 	return e.Keywords.Current()
 }
 
-// keywordSearch returns up to limit live chunks matching x that pass f,
-// best first. Index kinds are filtered in the index; other filters are
-// applied to the best candidates, widening until limit pass or none are
-// left, so the result is the filtered set's best limit.
-func (e *Engine) keywordSearch(ctx context.Context, kw *postings.Snapshot, gen store.Generation, x lexical.Expr, f store.ChunkFilter, limit int) ([]scored, error) {
+// keywordSearch returns up to limit chunks matching x that pass f, best
+// first. Index kinds are filtered in the index; other filters are applied
+// to the best candidates, widening until limit pass or none are left, so
+// the result is the filtered set's best limit. Without such filters the
+// hits are the index's, and may include chunks deleted since it was built;
+// with them, only live chunks are returned.
+func (e *Engine) keywordSearch(ctx context.Context, kw *postings.Snapshot, gen store.Generation, x lexical.Expr, f store.ChunkFilter, limit int) ([]postings.Hit, error) {
 	if x.Empty() || limit <= 0 || kw == nil {
 		return nil, nil
 	}
 	q := postings.Query{Groups: x.Groups, Cols: columnSet(x.Cols), Weights: keywordWeights, Kinds: f.IndexKinds, Limit: limit}
 	rest := f
 	rest.IndexKinds = nil
-	if !rest.Empty() {
-		q.Limit = limit * 8
+	if rest.Empty() {
+		return kw.Search(q)
 	}
+	q.Limit = limit * 8
 	for {
 		hits, err := kw.Search(q)
 		if err != nil {
 			return nil, err
 		}
-		if rest.Empty() {
-			out := make([]scored, len(hits))
-			for i, h := range hits {
-				out[i] = scored{h.ID, h.Score}
-			}
-			return out, nil
-		}
 		ids := make([]int64, len(hits))
 		for i, h := range hits {
 			ids[i] = h.ID
 		}
-		refs, err := e.refs(ctx, gen, ids)
+		out := make([]postings.Hit, 0, limit)
+		err = e.passing(ctx, gen, ids, rest, limit, func(i int, _ store.ChunkRef) {
+			out = append(out, hits[i])
+		})
 		if err != nil {
 			return nil, err
-		}
-		out := make([]scored, 0, limit)
-		for _, h := range hits {
-			if r, ok := refs[h.ID]; ok && rest.Passes(r) {
-				out = append(out, scored{h.ID, h.Score})
-				if len(out) == limit {
-					break
-				}
-			}
 		}
 		if len(out) == limit || len(hits) < q.Limit {
 			return out, nil

@@ -66,3 +66,34 @@ func (e *Engine) refs(ctx context.Context, gen store.Generation, ids []int64) (m
 	c.mu.Unlock()
 	return out, nil
 }
+
+// passing reads the refs of ids (chunk ids, best first) and calls
+// keep(i, ref) for each ids[i] whose chunk is live and passes f, in order,
+// stopping after limit calls. With f empty nearly every chunk survives,
+// so refs are read in batches of as many as are still wanted (at least
+// minRefBatch): each ref not cached is a read of a random page of the
+// store. With a filter, all refs are read at once.
+func (e *Engine) passing(ctx context.Context, gen store.Generation, ids []int64, f store.ChunkFilter, limit int, keep func(i int, r store.ChunkRef)) error {
+	kept := 0
+	for lo := 0; lo < len(ids) && kept < limit; {
+		hi := len(ids)
+		if f.Empty() {
+			hi = min(hi, lo+max(limit-kept, minRefBatch))
+		}
+		refs, err := e.refs(ctx, gen, ids[lo:hi])
+		if err != nil {
+			return err
+		}
+		for i := lo; i < hi && kept < limit; i++ {
+			if r, ok := refs[ids[i]]; ok && f.Passes(r) {
+				keep(i, r)
+				kept++
+			}
+		}
+		lo = hi
+	}
+	return nil
+}
+
+// minRefBatch is the least number of refs passing reads at a time.
+const minRefBatch = 16

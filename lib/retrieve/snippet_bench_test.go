@@ -56,7 +56,7 @@ func BenchmarkSnippets(b *testing.B) {
 		}
 		var ids []int64
 		for _, s := range lex {
-			ids = append(ids, s.ChunkID)
+			ids = append(ids, s.ID)
 		}
 		metas, err := st.ChunkMetas(ctx, ids)
 		if err != nil {

@@ -70,25 +70,21 @@ func (e *Engine) vectorSearch(ctx context.Context, gen store.Generation, query s
 		})
 	}
 	wg.Wait()
-	perKind := map[string][]vecHit{}
 	for _, t := range todo {
 		if t.err != nil {
 			return nil, nil, nil, t.err
 		}
 		models[t.emb.ID()] = true
 		byKind[t.kind] = t.q
-		perKind[t.kind] = t.hits
 	}
 	var all []vecHit
-	if len(models) > 1 {
-		// Different models: similarities are not comparable; rescale each
-		// kind's scores to [0,1] before merging (SPEC §9.1).
-		for _, hs := range perKind {
-			normalize(hs)
+	for _, t := range todo {
+		if len(models) > 1 {
+			// Different models: similarities are not comparable; rescale
+			// each kind's scores to [0,1] before merging (SPEC §9.1).
+			normalize(t.hits)
 		}
-	}
-	for _, hs := range perKind {
-		all = append(all, hs...)
+		all = append(all, t.hits...)
 	}
 	sort.Slice(all, func(i, j int) bool {
 		if all[i].sim != all[j].sim {
@@ -143,34 +139,16 @@ func (e *Engine) searchKind(ctx context.Context, gen store.Generation, ix *vecto
 		if err != nil {
 			return nil, err
 		}
+		ids := make([]int64, len(raw))
+		for i, h := range raw {
+			ids[i] = h.Label
+		}
 		out := make([]vecHit, 0, depth)
-		// Refs are read for as many hits as are still wanted, best first:
-		// without a filter the first depth nearly always survive, and each
-		// ref not in the cache is a read of a random page of the store.
-		for lo := 0; lo < len(raw) && len(out) < depth; {
-			hi := len(raw)
-			if f.Empty() {
-				hi = min(hi, lo+max(depth-len(out), minRefBatch))
-			}
-			ids := make([]int64, hi-lo)
-			for i, h := range raw[lo:hi] {
-				ids[i] = h.Label
-			}
-			refs, err := e.refs(ctx, gen, ids)
-			if err != nil {
-				return nil, err
-			}
-			for _, h := range raw[lo:hi] {
-				r, ok := refs[h.Label]
-				if !ok || !f.Passes(r) {
-					continue
-				}
-				out = append(out, vecHit{id: h.Label, sim: h.Score, ref: r})
-				if len(out) == depth {
-					break
-				}
-			}
-			lo = hi
+		err = e.passing(ctx, gen, ids, f, depth, func(i int, r store.ChunkRef) {
+			out = append(out, vecHit{id: raw[i].Label, sim: raw[i].Score, ref: r})
+		})
+		if err != nil {
+			return nil, err
 		}
 		if len(out) == depth || len(raw) < want || want >= ix.Len() {
 			return out, nil
@@ -178,10 +156,6 @@ func (e *Engine) searchKind(ctx context.Context, gen store.Generation, ix *vecto
 		want *= 4
 	}
 }
-
-// minRefBatch is the least number of vector hits searchKind reads refs for
-// at a time.
-const minRefBatch = 16
 
 func normalize(hs []vecHit) {
 	if len(hs) == 0 {
