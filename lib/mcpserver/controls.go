@@ -214,11 +214,11 @@ func (s *Server) secureResult(ctx context.Context, res *mcp.CallToolResult) int 
 	}
 	var b []byte
 	var err error
-	if a, ok := res.StructuredContent.(jsonAppender); ok {
-		if b, ok = a.appendJSON(nil); !ok {
-			b, err = json.Marshal(res.StructuredContent)
-		}
-	} else {
+	a, ok := res.StructuredContent.(jsonAppender)
+	if ok {
+		b, ok = a.appendJSON(nil)
+	}
+	if !ok { // not an appender, or a value it declines (json.Marshal errs too)
 		b, err = json.Marshal(res.StructuredContent)
 	}
 	if err != nil {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -91,7 +93,12 @@ func TestHitKeyUnchanged(t *testing.T) {
 // A search answer writes its JSON exactly as json.Marshal does, and
 // declines what json.Marshal refuses.
 func TestSearchResultJSONIsJSONMarshal(t *testing.T) {
-	if !searchShapeOK() {
+	want := []string{"query string", "k int", "index_used string", "hits []retrieve.Hit", "indexing_complete bool",
+		"truncated bool", "omitted_hits,omitempty int", "next_cursor,omitempty string"}
+	wantHit := []string{"chunk_id int64", "rel_path string", "doc_type string", "rep_type string", "score float64",
+		"snippet string", "span record.Span"}
+	if !slices.Equal(jsonFields(reflect.TypeFor[searchResult]()), want) ||
+		!slices.Equal(jsonFields(reflect.TypeFor[retrieve.Hit]()), wantHit) {
 		t.Fatal("searchResult or retrieve.Hit has fields appendJSON does not write: update it")
 	}
 	hits := searchTextHits()[:4]
@@ -120,4 +127,25 @@ func TestSearchResultJSONIsJSONMarshal(t *testing.T) {
 			t.Errorf("appendJSON took %+v, which json.Marshal refuses", h)
 		}
 	}
+}
+
+// jsonFields lists the fields json.Marshal writes of struct t, in order,
+// as "tag type" (embedded structs without a tag flattened).
+func jsonFields(t reflect.Type) []string {
+	var out []string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		switch {
+		case tag == "-" || !f.IsExported() && !f.Anonymous:
+			continue
+		case f.Anonymous && tag == "" && f.Type.Kind() == reflect.Struct:
+			out = append(out, jsonFields(f.Type)...)
+			continue
+		case tag == "" || strings.HasPrefix(tag, ","):
+			tag = f.Name + tag
+		}
+		out = append(out, tag+" "+f.Type.String())
+	}
+	return out
 }
