@@ -221,3 +221,37 @@ func TestIndexTextMatchesReference(t *testing.T) {
 		}
 	}
 }
+
+// Skipping the lines that hold no term's core finds, line for line, the
+// terms matching every line term by term finds: over Go sources, prose
+// with inflections ("entries" → entry), upper case, identifiers and
+// non-ASCII text whose case folding yields ASCII (the Kelvin sign).
+func TestCoveredPrefilterMatchesEveryLine(t *testing.T) {
+	texts := []string{
+		"Entries are ADVANCED.\nThe entry advances; the entries' advancement\nnextEntry := tr.Next()\nNEXT_ENTRY_SIZE = 4",
+		"Ünïcödé line\n\u212aelvin keys and \u212aEYS\nſecret ſtuff\nplain line\n\n   \nHTTPServer serves HTTP/2 requests quickly",
+		"func (r *Reader) ReadRune() (rune, int, error)\n// ReadRune reads a single UTF-8 encoded Unicode character\nvar readRunes = 3",
+	}
+	for _, name := range []string{"archive/tar/reader.go", "net/http/server.go", "strings/strings.go", "unicode/tables.go"} {
+		if b, err := os.ReadFile(filepath.Join(runtime.GOROOT(), "src", name)); err == nil {
+			texts = append(texts, string(b))
+		}
+	}
+	queries := []string{"advances to the next entry in the tar archive", "entries", "ReadRune reads a single UTF-8 encoded Unicode character",
+		"kelvin keys", "secret", "HTTP server serves requests quickly", "y", "a b c", "ünïcödé", "serve HTTP/2 over TLS with h2", "io"}
+	for _, q := range queries {
+		s := Parse(q).TermSet()
+		m := s.Matcher()
+		for ti, text := range texts {
+			for i, ln := range strings.Split(text, "\n") {
+				var want uint64 // term by term, no prefilter
+				for k := range s.Covered(ln) {
+					want |= m.bit[k]
+				}
+				if got := m.Covered(ln); got != want {
+					t.Fatalf("query %q, text %d line %d %q: Covered %b, term by term %b (prefilter %v, cores %q)", q, ti, i, ln, got, want, m.pre.on, m.pre.cores)
+				}
+			}
+		}
+	}
+}

@@ -53,6 +53,7 @@ type Matcher struct {
 	terms []string
 	bit   map[string]uint64
 	first initials
+	pre   prefilter
 }
 
 // Matcher returns the set's matcher: its terms sorted, the first
@@ -68,6 +69,7 @@ func (s TermSet) Matcher() *Matcher {
 		m.bit[t] = 1 << i
 		m.first.add(t)
 	}
+	m.pre = newPrefilter(m.terms)
 	return m
 }
 
@@ -75,8 +77,13 @@ func (s TermSet) Matcher() *Matcher {
 func (m *Matcher) Terms() []string { return m.terms }
 
 // Covered is the set of terms (bits) that occur in text as a word or an
-// identifier part, as TermSet.Covered finds them.
+// identifier part, as TermSet.Covered finds them. Text where no term's
+// core starts a word or a part (prefilter) is not matched word by word: a
+// line of text, as a snippet tests them, mostly holds none.
 func (m *Matcher) Covered(text string) uint64 {
+	if !m.pre.mayHold(text) {
+		return 0
+	}
 	var bits uint64
 	eachStem(text, &m.first, func(t string) { bits |= m.bit[t] })
 	return bits

@@ -29,115 +29,29 @@ type focusSpec struct {
 	name string
 	// code: the chunk is source code.
 	code bool
-	// cores, when prefilter is set, are ASCII lower-case strings one of
-	// which every word or identifier part of ASCII text that stems to a
-	// term starts with, case folded (termCore): a line where none starts
-	// a word or a part is not matched term by term. coreFirst marks their
-	// first bytes in both cases, and every non-ASCII byte.
-	cores     []string
-	coreFirst [256]bool
-	prefilter bool
 }
 
 // newFocusSpec is the spec of query q; weight holds the weight of a term
 // (its stem), a term without one weighs 1. code is false.
 func newFocusSpec(q *lexical.Query, weight map[string]float64) focusSpec {
 	m := q.TermSet().Matcher()
-	f := focusSpec{terms: m, weights: make([]float64, len(m.Terms())), name: q.Name, prefilter: true}
+	f := focusSpec{terms: m, weights: make([]float64, len(m.Terms())), name: q.Name}
 	for i, t := range m.Terms() {
 		f.weights[i] = 1
 		if x, ok := weight[t]; ok {
 			f.weights[i] = x
 		}
-		if !isASCII(t) {
-			continue // ASCII text never stems to it
-		}
-		c := termCore(t)
-		if c == "" {
-			f.prefilter, f.cores = false, nil
-		}
-		if f.prefilter && !slices.Contains(f.cores, c) {
-			f.cores = append(f.cores, c)
-			f.coreFirst[c[0]] = true
-			if 'a' <= c[0] && c[0] <= 'z' {
-				f.coreFirst[c[0]-'a'+'A'] = true
-			}
-		}
-	}
-	for c := utf8.RuneSelf; c < len(f.coreFirst); c++ {
-		f.coreFirst[c] = true
 	}
 	return f
 }
 
-// termCore is what every ASCII word or identifier part that stems to t
-// (lexical.Stem of it lower-cased) holds: lexical.Stem keeps a prefix of
-// the word, or turns "ies" into "y", so all of t but a final "y" starts the
-// word lower-cased.
-func termCore(t string) string {
-	return strings.TrimSuffix(t, "y")
-}
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
-}
-
-// covered returns the terms (bits) each line holds, as f.terms.Covered
-// does line by line; with f.prefilter it matches term by term only the
-// lines where a term's core starts a word or a part (and those with
-// non-ASCII text, which case folding may turn into ASCII).
+// covered returns the terms (bits) each line holds.
 func (f *focusSpec) covered(lines []string) []uint64 {
 	hits := make([]uint64, len(lines))
 	for i, ln := range lines {
-		if !f.prefilter || f.mayHold(ln) {
-			hits[i] = f.terms.Covered(ln)
-		}
+		hits[i] = f.terms.Covered(ln)
 	}
 	return hits
-}
-
-// mayHold reports whether a word or an identifier part of ln may stem to
-// a term: ln has non-ASCII text, or a core of f starts (ASCII case
-// folded) at a place where a word or a part may start. textsplit starts
-// neither between two lower-case ASCII letters.
-func (f *focusSpec) mayHold(ln string) bool {
-	for j := 0; j < len(ln); j++ {
-		c := ln[j]
-		switch {
-		case !f.coreFirst[c]:
-			continue
-		case c >= utf8.RuneSelf:
-			return true
-		case 'a' <= c && c <= 'z' && j > 0 && 'a' <= ln[j-1] && ln[j-1] <= 'z':
-			continue // inside a lower-case run
-		}
-		for _, core := range f.cores {
-			if len(ln)-j >= len(core) && equalFoldASCII(ln[j:j+len(core)], core) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// equalFoldASCII reports whether s equals lower, an ASCII lower-case
-// string, with s's ASCII letters lower-cased.
-func equalFoldASCII(s, lower string) bool {
-	for i := 0; i < len(lower); i++ {
-		c := s[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != lower[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // focus picks the window of at most snippetLines lines of a chunk that
