@@ -53,7 +53,10 @@ type kindState struct {
 	emb  embed.Embedder
 	// ix is nil until the vector files are needed when Open found them
 	// verified (see verified); writer opens them.
-	ix        *vector.Writer
+	ix *vector.Writer
+	// sealed is the files' seal Open verified ("" if not verified); while
+	// ix is nil the files are as they were.
+	sealed    string
 	unflushed []int64
 	lastFlush time.Time
 	flushCost time.Duration

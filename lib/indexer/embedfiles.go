@@ -33,8 +33,9 @@ func settingKeys(kind string) (model, dim string) {
 
 func (e *Embedding) openKind(ctx context.Context, kind string, emb embed.Embedder) (*kindState, error) {
 	ks := &kindState{kind: kind, emb: emb, lastFlush: time.Now()}
-	ok, err := e.verified(ctx, kind, emb)
-	if err != nil || ok {
+	sealed, err := e.verified(ctx, kind, emb)
+	if err != nil || sealed != "" {
+		ks.sealed = sealed
 		return ks, err
 	}
 	return ks, e.openWriter(ctx, ks)
@@ -65,19 +66,19 @@ func (e *Embedding) seal(kind string, emb embed.Embedder) (string, error) {
 	return emb.ID() + "\n" + strconv.Itoa(emb.Dim()) + "\n" + d, nil
 }
 
-// verified reports whether the kind's vector files are reconciled with the
-// store already: Seal recorded them at the current generation, with the
-// same model, and they have not changed since.
-func (e *Embedding) verified(ctx context.Context, kind string, emb embed.Embedder) (bool, error) {
+// verified returns the kind's seal when its vector files are reconciled
+// with the store already: Seal recorded them at the current generation,
+// with the same model, and they have not changed since; "" otherwise.
+func (e *Embedding) verified(ctx context.Context, kind string, emb embed.Embedder) (string, error) {
 	v, at, now, ok, err := e.Store.Derived(ctx, sealKey(kind))
 	if err != nil || !ok || at != now {
-		return false, err
+		return "", err
 	}
 	cur, err := e.seal(kind, emb)
-	if err != nil {
-		return false, nil // reconcile, which reports the problem
+	if err != nil || cur != v {
+		return "", nil // reconcile, which reports the problem
 	}
-	return cur == v, nil
+	return cur, nil
 }
 
 // Seal records, after a run that ended without error (every pending chunk
@@ -94,9 +95,11 @@ func (e *Embedding) Seal(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		cur, err := e.seal(kind, ks.emb)
-		if err != nil {
-			return err
+		cur := ks.sealed // the files were not opened: as Open verified them
+		if ks.ix != nil || cur == "" {
+			if cur, err = e.seal(kind, ks.emb); err != nil {
+				return err
+			}
 		}
 		if ok && at == now && v == cur {
 			continue
