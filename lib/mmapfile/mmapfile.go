@@ -1,7 +1,7 @@
-// Package mmapfile maps whole files read-only into memory: pages are read
-// on first touch, so opening costs no I/O beyond what is looked at, and
-// the kernel may reclaim them (they count as file-backed, not anonymous,
-// memory).
+// Package mmapfile maps whole files read-only into memory, and tells file
+// versions apart (FileID). Mapped pages are read on first touch, so
+// opening costs no I/O beyond what is looked at, and the kernel may
+// reclaim them (they count as file-backed, not anonymous, memory).
 package mmapfile
 
 // Map maps the whole file at path read-only and shared; release unmaps it.

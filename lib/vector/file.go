@@ -13,6 +13,7 @@ import (
 
 	"github.com/dir2mcp/dir2mcp/lib/atomicfile"
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
+	"github.com/dir2mcp/dir2mcp/lib/mmapfile"
 	"github.com/viterin/vek/vek32"
 )
 
@@ -35,17 +36,17 @@ func Load(path string) (*Index, error) {
 }
 
 // loadFile is Load that also returns the identity of the file it read.
-func loadFile(path string) (*Index, fileID, error) {
+func loadFile(path string) (*Index, mmapfile.FileID, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fileID{}, openError(path, err)
+		return nil, mmapfile.FileID{}, openError(path, err)
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return nil, fileID{}, errcode.Wrap(errcode.Internal, err, "vector index %s: %v", path, err)
+		return nil, mmapfile.FileID{}, errcode.Wrap(errcode.Internal, err, "vector index %s: %v", path, err)
 	}
-	id := idOf(st)
+	id := mmapfile.IDOf(st)
 	size := st.Size()
 	if size > math.MaxInt-8 {
 		return nil, id, corrupt(path, errors.New("file too large"))

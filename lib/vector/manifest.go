@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/dir2mcp/dir2mcp/lib/atomicfile"
+	"github.com/dir2mcp/dir2mcp/lib/mmapfile"
 )
 
 // Manifest, format 2: the file FileName(kind) names the segments of the
@@ -157,17 +158,17 @@ func writeManifest(path string, m *manifest) error {
 
 // readIndexFile reads the small file at path: a format-2 manifest, or
 // (legacy) a whole format-1 index, which it returns decoded instead.
-func readIndexFile(path string) (*manifest, *Index, fileID, error) {
+func readIndexFile(path string) (*manifest, *Index, mmapfile.FileID, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, nil, fileID{}, openError(path, err)
+		return nil, nil, mmapfile.FileID{}, openError(path, err)
 	}
 	st, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, nil, fileID{}, openError(path, err)
+		return nil, nil, mmapfile.FileID{}, openError(path, err)
 	}
-	id := idOf(st)
+	id := mmapfile.IDOf(st)
 	var head [12]byte
 	_, herr := f.ReadAt(head[:], 0)
 	v, err := versionOf(head[:])

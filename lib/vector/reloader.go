@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/dir2mcp/dir2mcp/lib/mmapfile"
 )
 
 // ReloaderOptions tunes a Reloader. The zero value is usable.
@@ -81,8 +83,8 @@ type Reloader struct {
 
 	// checkMu serializes checks and guards the fields below.
 	checkMu  sync.Mutex
-	loadedID fileID
-	failedID fileID
+	loadedID mmapfile.FileID
+	failedID mmapfile.FileID
 	failed   bool
 	retryAt  time.Time
 	backoff  time.Duration
@@ -225,7 +227,7 @@ func (r *Reloader) checkLocked(force bool, s *Status) bool {
 		if errors.Is(err, fs.ErrNotExist) {
 			r.failed = false
 			if r.cur.Load() != nil || s.Err != nil {
-				r.publish(s, nil, fileID{}, now, 0)
+				r.publish(s, nil, mmapfile.FileID{}, now, 0)
 				s.Err = nil
 				return true
 			}
@@ -234,7 +236,7 @@ func (r *Reloader) checkLocked(force bool, s *Status) bool {
 		s.Err = openError(r.path, err)
 		return true
 	}
-	id := idOf(st)
+	id := mmapfile.IDOf(st)
 	if r.cur.Load() != nil && id == r.loadedID {
 		return false
 	}
@@ -263,12 +265,12 @@ func (r *Reloader) checkLocked(force bool, s *Status) bool {
 }
 
 // load opens the newest snapshot, reusing the current one's segments.
-func (r *Reloader) load() (*Snapshot, fileID, error) {
+func (r *Reloader) load() (*Snapshot, mmapfile.FileID, error) {
 	return openSnapshot(r.path, r.cur.Load())
 }
 
 // publish swaps in ix (nil for none) and describes it in s.
-func (r *Reloader) publish(s *Status, ix *Snapshot, id fileID, at time.Time, took time.Duration) {
+func (r *Reloader) publish(s *Status, ix *Snapshot, id mmapfile.FileID, at time.Time, took time.Duration) {
 	if old := r.cur.Swap(ix); old.replacedBy(ix) {
 		// Segments merged away stay mapped (and their deleted files take
 		// disk space) until the old snapshot is collected: collect soon.

@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"runtime"
 	"slices"
+
+	"github.com/dir2mcp/dir2mcp/lib/mmapfile"
 )
 
 // Snapshot is one consistent, read-only version of a vector index: the
@@ -307,7 +309,7 @@ func Open(path string) (*Snapshot, error) {
 // openSnapshot reads the manifest (or a format-1 file) at path and opens
 // the snapshot it describes, reusing prev's segments. A segment removed by
 // a concurrent compaction makes it read the manifest again.
-func openSnapshot(path string, prev *Snapshot) (*Snapshot, fileID, error) {
+func openSnapshot(path string, prev *Snapshot) (*Snapshot, mmapfile.FileID, error) {
 	for try := 0; ; try++ {
 		m, legacy, id, err := readIndexFile(path)
 		if err != nil {
