@@ -14,9 +14,8 @@ type builder struct {
 	ids    []int64
 	lens   []uint32
 	kinds  []uint8
-	gone   []bool // rows replaced or deleted within the batch
-	nGone  int
-	rowOf  map[int64]int32 // id → its latest row
+	gone   []bool          // rows replaced or deleted within the batch
+	rowOf  map[int64]int32 // id → its latest row (one per row not gone)
 	tombs  map[int64]struct{}
 	kindIx map[string]uint8
 	kindNm []string
@@ -39,9 +38,6 @@ type termPosts struct {
 func newBuilder() *builder {
 	return &builder{rowOf: map[int64]int32{}, tombs: map[int64]struct{}{}, kindIx: map[string]uint8{}, termIx: map[string]int32{}}
 }
-
-// rows returns how many rows were added (replaced ones included).
-func (b *builder) rows() int { return len(b.ids) }
 
 // empty reports whether the builder holds nothing to write.
 func (b *builder) empty() bool { return len(b.ids) == 0 && len(b.tombs) == 0 }
@@ -95,7 +91,6 @@ func (b *builder) remove(id int64) {
 	b.tombs[id] = struct{}{}
 	if row, ok := b.rowOf[id]; ok {
 		b.gone[row] = true
-		b.nGone++
 		delete(b.rowOf, id)
 	}
 }
@@ -148,12 +143,13 @@ func (s *builderSource) rowData() ([]int64, []uint32, []uint8, []string) {
 func (s *builderSource) tombstones() []int64 { return s.tombs }
 
 func (s *builderSource) eachTerm(fn func(term []byte, rows []uint32, f []freqs) error) error {
+	anyGone := len(s.b.rowOf) < len(s.b.ids)
 	for _, t := range s.order {
 		p := &s.b.posts[t]
 		rows := p.rows
 		s.rows, s.f = s.rows[:0], s.f[:0]
 		for i, r := range p.rows {
-			if s.b.nGone > 0 {
+			if anyGone {
 				if r = s.remap[r]; r == ^uint32(0) {
 					continue
 				}
@@ -165,7 +161,7 @@ func (s *builderSource) eachTerm(fn func(term []byte, rows []uint32, f []freqs) 
 			}
 			s.f = append(s.f, f)
 		}
-		if s.b.nGone > 0 {
+		if anyGone {
 			rows = s.rows
 		}
 		if len(rows) == 0 {

@@ -40,7 +40,7 @@ func buildSnapshot(t testing.TB, dir string, batches []batch) *Snapshot {
 			b.remove(id)
 		}
 		path := filepath.Join(dir, fmt.Sprintf("%d.seg", i))
-		if _, err := writeSegment(path, b.source()); err != nil {
+		if err := writeSegment(path, b.source()); err != nil {
 			t.Fatal(err)
 		}
 		g, err := openSegment(path, uint64(i))
@@ -52,7 +52,7 @@ func buildSnapshot(t testing.TB, dir string, batches []batch) *Snapshot {
 		}
 		segs = append(segs, g)
 	}
-	return newSnapshot(segs, nil)
+	return newSnapshot(segs, nil, &manifest{})
 }
 
 // ftsTable is an FTS5 table made like chunks_fts, the reference the index

@@ -34,8 +34,7 @@ type Maintainer struct {
 	syncReq chan chan error
 	done    chan struct{}
 	stopped chan struct{}
-	holding bool
-	w       *Writer
+	w       *Writer // set while holding the lock
 	lock    *state.Lock
 	pruned  int64
 }
@@ -168,7 +167,7 @@ func (m *Maintainer) run(ctx context.Context) {
 		case <-tick.C:
 		case reply = <-m.syncReq:
 		}
-		if !m.holding && !m.acquire(ctx) {
+		if m.w == nil && !m.acquire(ctx) {
 			if reply != nil {
 				reply <- errNotHolding
 			}
@@ -207,7 +206,7 @@ func (m *Maintainer) acquire(ctx context.Context) bool {
 		}
 		return false
 	}
-	m.lock, m.w, m.holding = l, w, true
+	m.lock, m.w = l, w
 	return true
 }
 
@@ -423,7 +422,7 @@ func (m *Maintainer) flush(ctx context.Context) error {
 
 // flushOnExit applies and flushes what is left, then stops.
 func (m *Maintainer) flushOnExit() {
-	if !m.holding {
+	if m.w == nil {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -441,7 +440,7 @@ func (m *Maintainer) release() {
 		m.lock.Unlock()
 		m.lock = nil
 	}
-	m.holding, m.w = false, nil
+	m.w = nil
 }
 
 // Ready reports whether the index in dir is a finished index of a store

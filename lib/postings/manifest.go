@@ -94,7 +94,7 @@ func openSegments(stateDir string, m *manifest, prev *Snapshot) ([]*segment, err
 	}
 	segs := make([]*segment, 0, len(m.Segments))
 	for _, e := range m.Segments {
-		if g := have[e.Seq]; g != nil && g.size == e.Size {
+		if g := have[e.Seq]; g != nil && g.size() == e.Size {
 			segs = append(segs, g)
 			continue
 		}
@@ -105,7 +105,7 @@ func openSegments(stateDir string, m *manifest, prev *Snapshot) ([]*segment, err
 		if err != nil {
 			return nil, errcode.Wrap(errcode.StoreCorrupt, err, "keyword index segment %s: %v", segName(e.Seq), err)
 		}
-		if g.size != e.Size || g.counts.n != e.Rows {
+		if g.size() != e.Size || g.counts.n != e.Rows {
 			g.release()
 			return nil, errcode.New(errcode.StoreCorrupt, "keyword index segment %s does not match its manifest entry", segName(e.Seq))
 		}
@@ -131,9 +131,7 @@ func openSnapshot(stateDir string, prev *Snapshot) (*Snapshot, error) {
 		if err != nil {
 			return nil, err
 		}
-		s := newSnapshot(segs, prev)
-		s.applied, s.storeID = m.Applied, m.StoreID
-		return s, nil
+		return newSnapshot(segs, prev, m), nil
 	}
 }
 

@@ -8,8 +8,9 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
+
+	"github.com/dir2mcp/dir2mcp/lib/mmapfile"
 )
 
 // Reloader keeps the latest flushed version of a state dir's keyword
@@ -18,7 +19,7 @@ import (
 // atomically. It watches the manifest; when a Writer replaces it, the
 // segments the current snapshot maps are reused and only new ones opened.
 // A manifest or segment that fails to load is skipped and the old
-// snapshot kept (Err reports it).
+// snapshot kept (Refresh reports it).
 type Reloader struct {
 	dir      string
 	interval time.Duration
@@ -32,29 +33,18 @@ type Reloader struct {
 	ready     chan struct{}
 	closeOnce sync.Once
 
-	mu      sync.Mutex // serializes checks; guards the fields below
-	loaded  fileID
+	mu      sync.Mutex      // serializes checks; guards the fields below
+	loaded  mmapfile.FileID // the manifest loaded; zero for none (no manifest is empty)
 	lastErr error
 }
 
-// fileID identifies one version of the manifest (a rename over it
-// changes the inode).
-type fileID struct {
-	ino          uint64
-	size, mtime  int64
-	present, set bool
-}
-
-func statID(path string) (fileID, error) {
-	st, err := os.Stat(path)
+// manifestID returns the identity of the manifest in dir.
+func manifestID(dir string) (mmapfile.FileID, error) {
+	st, err := os.Stat(manifestPath(dir))
 	if err != nil {
-		return fileID{}, err
+		return mmapfile.FileID{}, err
 	}
-	id := fileID{size: st.Size(), mtime: st.ModTime().UnixNano(), present: true, set: true}
-	if s, ok := st.Sys().(*syscall.Stat_t); ok {
-		id.ino = uint64(s.Ino)
-	}
-	return id, nil
+	return mmapfile.IDOf(st), nil
 }
 
 // NewReloader starts watching the index in stateDir, checking at most once
@@ -129,13 +119,6 @@ func (r *Reloader) Current() *Snapshot {
 // Ready is closed once the first check has finished.
 func (r *Reloader) Ready() <-chan struct{} { return r.ready }
 
-// Err returns the last load failure (nil after a successful load).
-func (r *Reloader) Err() error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.lastErr
-}
-
 // Refresh checks the manifest now and loads it if it changed.
 func (r *Reloader) Refresh() error { return r.check() }
 
@@ -180,10 +163,10 @@ func (r *Reloader) run(poll bool) {
 func (r *Reloader) check() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	id, err := statID(manifestPath(r.dir))
+	id, err := manifestID(r.dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		r.cur.Store(nil)
-		r.loaded, r.lastErr = fileID{set: true}, nil
+		r.loaded, r.lastErr = mmapfile.FileID{}, nil
 		return nil
 	}
 	if err != nil {
@@ -209,7 +192,7 @@ func (r *Reloader) check() error {
 		if !errors.Is(err, fs.ErrNotExist) {
 			break
 		}
-		if id, err = statID(manifestPath(r.dir)); err != nil {
+		if id, err = manifestID(r.dir); err != nil {
 			break
 		}
 	}

@@ -81,7 +81,7 @@ func (rt *rowTokenizer) tokenize(d *Doc, r *tokRow) error {
 	r.terms, r.ends, r.freqs = r.terms[:0], r.ends[:0], r.freqs[:0]
 	rt.table.reset()
 	for c := range numCols {
-		err := rt.t.each(d.Cols[c], false, func(tok []byte) {
+		err := rt.t.each(d.Cols[c], func(tok []byte) {
 			r.len++
 			i := rt.table.find(r, tok)
 			r.freqs[i][c]++

@@ -168,11 +168,11 @@ func (s *sectionWriter) u16s(v []uint16) error {
 	return s.write(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), 2*len(v)))
 }
 
-// writeSegment writes src to path (a new file, synced) and returns its
-// counts. It reads src's terms once: postings go straight to their
-// region, the dictionary to temporary files beside path, appended after
-// the region, so memory holds neither.
-func writeSegment(path string, src segSource) (segCounts, error) {
+// writeSegment writes src to path (a new file, synced). It reads src's
+// terms once: postings go straight to their region, the dictionary to
+// temporary files beside path, appended after the region, so memory holds
+// neither.
+func writeSegment(path string, src segSource) error {
 	ids, lens, kinds, names := src.rowData()
 	tombs := src.tombstones()
 	var c segCounts
@@ -185,7 +185,7 @@ func writeSegment(path string, src segSource) (segCounts, error) {
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
-		return c, err
+		return err
 	}
 	ok := false
 	defer func() {
@@ -203,14 +203,14 @@ func writeSegment(path string, src segSource) (segCounts, error) {
 	}()
 	for i := range spool {
 		if spool[i], err = newSpool(filepath.Dir(path)); err != nil {
-			return c, err
+			return err
 		}
 	}
 	termNs, offs, ends, blob := spool[0], spool[1], spool[2], spool[3]
 
 	l := layoutOf(c) // the row sections' offsets do not depend on the rest
 	if _, err := f.Seek(segHeader, 0); err != nil {
-		return c, err
+		return err
 	}
 	sw := &sectionWriter{w: bufio.NewWriterSize(f, 1<<20), off: segHeader, sum: true}
 	byID := make([]uint32, len(ids))
@@ -237,7 +237,7 @@ func writeSegment(path string, src segSource) (segCounts, error) {
 		func() error { return sw.padTo(l.posts) },
 	}
 	if err := run(steps); err != nil {
-		return c, err
+		return err
 	}
 	// The postings region, term by term.
 	metaCRC := sw.crc
@@ -287,18 +287,18 @@ func writeSegment(path string, src segSource) (segCounts, error) {
 		return sw.u16s(packed)
 	})
 	if err != nil {
-		return c, err
+		return err
 	}
 	c.r = uint64(align8(int64(c.r)))
 	c.e = uint32(len(exc) / 5)
 	l = layoutOf(c)
 	if err := sw.padTo(l.termN); err != nil {
-		return c, err
+		return err
 	}
 	postCRC := sw.crc
 	sw.crc = metaCRC
 	if err := put32(offs, uint32(c.r/4)); err != nil {
-		return c, err
+		return err
 	}
 	steps = []func() error{
 		func() error { return termNs.copyTo(sw) },
@@ -312,25 +312,25 @@ func writeSegment(path string, src segSource) (segCounts, error) {
 		func() error { return sw.u32s(exc) },
 	}
 	if err := run(steps); err != nil {
-		return c, err
+		return err
 	}
 	if sw.off != l.end {
-		return c, fmt.Errorf("postings: segment layout mismatch: wrote %d of %d bytes", sw.off, l.end)
+		return fmt.Errorf("postings: segment layout mismatch: wrote %d of %d bytes", sw.off, l.end)
 	}
 	if err := sw.w.Flush(); err != nil {
-		return c, err
+		return err
 	}
 	if _, err := f.WriteAt(encodeHeader(c, sw.crc, postCRC), 0); err != nil {
-		return c, err
+		return err
 	}
 	if err := f.Sync(); err != nil {
-		return c, err
+		return err
 	}
 	if err := f.Close(); err != nil {
-		return c, err
+		return err
 	}
 	ok = true
-	return c, nil
+	return nil
 }
 
 // run runs steps in order until one fails.

@@ -20,7 +20,6 @@ type segment struct {
 	seq    uint64
 	path   string
 	counts segCounts
-	size   int64
 	data   []byte
 	free   func()
 
@@ -38,6 +37,9 @@ type segment struct {
 	exc    []uint32
 	hdrCRC [2]uint32 // meta, postings
 }
+
+// size returns the segment file's size in bytes.
+func (g *segment) size() int64 { return int64(len(g.data)) }
 
 // errCorrupt marks a segment that fails its structural or checksum checks.
 var errCorrupt = errors.New("segment corrupt")
@@ -79,7 +81,7 @@ func parseSegment(data []byte) (*segment, error) {
 	if l.end != int64(len(data)) {
 		return nil, fmt.Errorf("%w: %d bytes, layout says %d", errCorrupt, len(data), l.end)
 	}
-	g := &segment{counts: c, size: int64(len(data)), data: data}
+	g := &segment{counts: c, data: data}
 	g.hdrCRC = [2]uint32{le.Uint32(data[64:]), le.Uint32(data[68:])}
 	g.ids = i64At(data, l.ids, int(c.n))
 	g.byID = u32At(data, l.byID, int(c.n))

@@ -2,7 +2,6 @@ package postings
 
 import (
 	"math/bits"
-	"runtime"
 	"slices"
 	"sync"
 )
@@ -15,10 +14,11 @@ import (
 // resident. A Snapshot is safe for concurrent use and never changes; a nil
 // *Snapshot is an empty index.
 type Snapshot struct {
-	segs   []*segment // oldest first
-	dead   [][]uint64 // per segment: bit r set = row r is shadowed
-	live   int64      // live rows
-	tokens int64      // their lengths summed
+	segs    []*segment // oldest first
+	dead    [][]uint64 // per segment: bit r set = row r is shadowed
+	segLive []int64    // per segment: its live rows
+	live    int64      // live rows
+	tokens  int64      // their lengths summed
 	// applied is the last store change the snapshot holds (see Manifest).
 	applied int64
 	storeID string
@@ -61,11 +61,12 @@ func (s *Snapshot) Applied() int64 {
 // isDead reports whether bit r is set.
 func isDead(bits []uint64, r uint32) bool { return bits[r>>6]&(1<<(r&63)) != 0 }
 
-// newSnapshot builds the snapshot of segs (oldest first). Segments that
-// prev also has as the same leading run keep prev's dead bits; each other
-// segment marks the rows it shadows in every older one.
-func newSnapshot(segs []*segment, prev *Snapshot) *Snapshot {
-	s := &Snapshot{segs: segs, dead: make([][]uint64, len(segs))}
+// newSnapshot builds the snapshot of segs (oldest first), which m lists.
+// Segments that prev also has as the same leading run keep prev's dead
+// bits; each other segment marks the rows it shadows in every older one.
+func newSnapshot(segs []*segment, prev *Snapshot, m *manifest) *Snapshot {
+	s := &Snapshot{segs: segs, dead: make([][]uint64, len(segs)), segLive: make([]int64, len(segs)),
+		applied: m.Applied, storeID: m.StoreID}
 	keep := 0
 	if prev != nil {
 		for keep < len(segs) && keep < len(prev.segs) && segs[keep] == prev.segs[keep] {
@@ -117,45 +118,10 @@ func newSnapshot(segs []*segment, prev *Snapshot) *Snapshot {
 				s.tokens -= int64(g.lens[r])
 			}
 		}
+		s.segLive[i] = n
 		s.live += n
 	}
 	return s
-}
-
-// Has reports whether id is a live row.
-func (s *Snapshot) Has(id int64) bool {
-	if s == nil {
-		return false
-	}
-	defer runtime.KeepAlive(s)
-	for i := len(s.segs) - 1; i >= 0; i-- {
-		g := s.segs[i]
-		if r := g.rowOf(id); r >= 0 {
-			return !isDead(s.dead[i], uint32(r))
-		}
-		if _, ok := slices.BinarySearch(g.tombs, id); ok {
-			return false
-		}
-	}
-	return false
-}
-
-// IDs returns every live row's id, ascending.
-func (s *Snapshot) IDs() []int64 {
-	if s == nil {
-		return nil
-	}
-	defer runtime.KeepAlive(s)
-	out := make([]int64, 0, s.live)
-	for i, g := range s.segs {
-		for r, id := range g.ids {
-			if !isDead(s.dead[i], uint32(r)) {
-				out = append(out, id)
-			}
-		}
-	}
-	slices.Sort(out)
-	return out
 }
 
 // dropsSegments reports whether s maps segments next does not.

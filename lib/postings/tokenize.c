@@ -123,7 +123,6 @@ static int d2mTokAdd(void *ctx, int tflags, const char *tok, int ntok, int iStar
 		while (c < p->len + ntok) c *= 2;
 		b = (char *)realloc(p->bytes, c);
 		if (b == 0) {
-			p->oom = 1;
 			return SQLITE_NOMEM;
 		}
 		p->bytes = b;
@@ -133,7 +132,6 @@ static int d2mTokAdd(void *ctx, int tflags, const char *tok, int ntok, int iStar
 		int c = p->ncap ? p->ncap * 2 : 512;
 		int *e = (int *)realloc(p->ends, sizeof(int) * c);
 		if (e == 0) {
-			p->oom = 1;
 			return SQLITE_NOMEM;
 		}
 		p->ends = e;
@@ -151,7 +149,6 @@ static int d2mTokAdd(void *ctx, int tflags, const char *tok, int ntok, int iStar
 int d2mTokRun(d2mTok *p, int flags, const char *text, int n) {
 	p->len = 0;
 	p->n = 0;
-	p->oom = 0;
 	if (n == 0) return SQLITE_OK;
 	return d2mTokPorter.xTokenize((Fts5Tokenizer *)p->t, (void *)p, flags, text, n, d2mTokAdd);
 }

@@ -14,11 +14,9 @@ import (
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
 )
 
-// Tokenizer flags (fts5.h).
-const (
-	tokenizeQuery    = 1
-	tokenizeDocument = 4
-)
+// tokenizeDocument is FTS5_TOKENIZE_DOCUMENT (fts5.h). This tokenizer
+// ignores the flags: a query's terms are tokenized the same way.
+const tokenizeDocument = 4
 
 // tokenizer is one instance of FTS5's "porter unicode61 remove_diacritics
 // 2 tokenchars '_'" tokenizer (tokenize.c). It is not safe for concurrent
@@ -56,17 +54,12 @@ func putTokenizer(t *tokenizer) {
 }
 
 // each calls fn with every token of text in order. The token's bytes are
-// valid only during the call. query selects query-mode tokenization
-// (identical output for this tokenizer).
-func (t *tokenizer) each(text string, query bool, fn func(tok []byte)) error {
+// valid only during the call.
+func (t *tokenizer) each(text string, fn func(tok []byte)) error {
 	if text == "" {
 		return nil
 	}
-	flags := C.int(tokenizeDocument)
-	if query {
-		flags = tokenizeQuery
-	}
-	rc := C.d2mTokRun(t.c, flags, (*C.char)(unsafe.Pointer(unsafe.StringData(text))), C.int(len(text)))
+	rc := C.d2mTokRun(t.c, tokenizeDocument, (*C.char)(unsafe.Pointer(unsafe.StringData(text))), C.int(len(text)))
 	if rc != 0 {
 		return fmt.Errorf("tokenize: SQLite result code %d", int(rc))
 	}
@@ -84,7 +77,8 @@ func (t *tokenizer) each(text string, query bool, fn func(tok []byte)) error {
 	return nil
 }
 
-// Tokens returns the terms FTS5 would make of s, in order.
+// Tokens returns the terms FTS5 would make of s, in order, as a document
+// or as a query term (the same for this tokenizer).
 func Tokens(s string) ([]string, error) {
 	t, err := getTokenizer()
 	if err != nil {
@@ -92,7 +86,7 @@ func Tokens(s string) ([]string, error) {
 	}
 	defer putTokenizer(t)
 	var out []string
-	err = t.each(s, false, func(tok []byte) { out = append(out, string(tok)) })
+	err = t.each(s, func(tok []byte) { out = append(out, string(tok)) })
 	return out, err
 }
 

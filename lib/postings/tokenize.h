@@ -5,7 +5,6 @@ typedef struct d2mTok {
 	int len, cap;
 	int *ends;
 	int n, ncap;
-	int oom;
 } d2mTok;
 
 d2mTok *d2mTokNew(int *rc);

@@ -2,7 +2,6 @@ package postings
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -51,8 +50,7 @@ func OpenWriter(stateDir string) (*Writer, error) {
 		if err != nil {
 			return nil, err
 		}
-		w.snap = newSnapshot(segs, nil)
-		w.snap.applied, w.snap.storeID = m.Applied, m.StoreID
+		w.snap = newSnapshot(segs, nil, m)
 	}
 	w.removeUnlisted()
 	return w, nil
@@ -173,7 +171,7 @@ func (w *Writer) Flush(applied int64) error {
 	w.man, w.dirty = man, false
 	w.pending = max(w.pending, applied)
 	w.b = newBuilder()
-	w.snap = w.newSnap(segs)
+	w.snap = newSnapshot(segs, w.snap, &w.man)
 	err = w.compact()
 	local.flushed(filepath.Clean(w.dir))
 	return err
@@ -204,7 +202,7 @@ func (w *Writer) writeNew(man *manifest, src segSource) (*segment, segEntry, err
 	seq := man.NextSeq
 	man.NextSeq++
 	path := segPath(w.dir, seq)
-	if _, err := writeSegment(path, src); err != nil {
+	if err := writeSegment(path, src); err != nil {
 		return nil, segEntry{}, errcode.Wrap(errcode.StoreCorrupt, err, "write keyword index segment: %v", err)
 	}
 	g, err := openSegment(path, seq)
@@ -213,13 +211,7 @@ func (w *Writer) writeNew(man *manifest, src segSource) (*segment, segEntry, err
 		return nil, segEntry{}, errcode.Wrap(errcode.StoreCorrupt, err, "reopen keyword index segment: %v", err)
 	}
 	g.track()
-	return g, segEntry{Seq: seq, Rows: g.counts.n, Size: g.size}, nil
-}
-
-func (w *Writer) newSnap(segs []*segment) *Snapshot {
-	s := newSnapshot(segs, w.snap)
-	s.applied, s.storeID = w.man.Applied, w.man.StoreID
-	return s
+	return g, segEntry{Seq: seq, Rows: g.counts.n, Size: g.size()}, nil
 }
 
 // compact merges segments while mergePlan asks for it.
@@ -254,7 +246,7 @@ func (w *Writer) merge(i int) error {
 		return err
 	}
 	w.man = man
-	w.snap = w.newSnap(segs)
+	w.snap = newSnapshot(segs, w.snap, &w.man)
 	for _, g := range old {
 		os.Remove(segPath(w.dir, g.seq)) // readers keep their mapping
 	}
@@ -274,9 +266,4 @@ func (w *Writer) removeUnlisted() {
 			os.Remove(filepath.Join(w.dir, SegmentDir, name))
 		}
 	}
-}
-
-// String describes the writer's index (for logs).
-func (w *Writer) String() string {
-	return fmt.Sprintf("keyword index: %d segments, %d rows, applied %d", w.snap.Segments(), w.snap.Rows(), w.man.Applied)
 }
