@@ -36,16 +36,12 @@ var keyCounts = func() string {
 // Derived returns the value stored under key and the generation it was
 // computed at, and the current generation, read in one transaction.
 func (s *Store) Derived(ctx context.Context, key string) (value string, at, now Generation, ok bool, err error) {
-	tx, err := s.rd.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
-	if err != nil {
-		return "", 0, 0, false, wrapRead(err, "read "+key)
-	}
-	defer tx.Rollback()
-	now, err = generationIn(ctx, tx)
-	if err != nil {
-		return "", 0, 0, false, err
-	}
-	value, at, ok, err = derivedIn(ctx, tx, key)
+	err = s.inSnapshot(ctx, func(tx *sql.Tx, gen Generation) error {
+		now = gen
+		var err error
+		value, at, ok, err = derivedIn(ctx, tx, key)
+		return err
+	})
 	return value, at, now, ok, err
 }
 
@@ -66,27 +62,13 @@ func (s *Store) SetDerived(ctx context.Context, key string, at Generation, value
 	})
 }
 
-type queryer interface {
-	QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row
-}
-
-func generationIn(ctx context.Context, q queryer) (Generation, error) {
-	var g int64
-	err := q.QueryRowContext(ctx, "SELECT CAST(value AS INTEGER) FROM settings WHERE key = 'generation'").Scan(&g)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, nil
-	}
-	return Generation(g), wrapRead(err, "read generation")
-}
-
+// derivedIn returns the value stored under key as q reads it and the
+// generation it was computed at (ok false when unset or not a derived
+// value).
 func derivedIn(ctx context.Context, q queryer, key string) (string, Generation, bool, error) {
-	var v string
-	err := q.QueryRowContext(ctx, "SELECT value FROM settings WHERE key = ?", key).Scan(&v)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", 0, false, nil
-	}
-	if err != nil {
-		return "", 0, false, wrapRead(err, "read "+key)
+	v, ok, err := settingIn(ctx, q, key)
+	if !ok || err != nil {
+		return "", 0, false, err
 	}
 	g, rest, ok := strings.Cut(v, " ")
 	n, err := strconv.ParseInt(g, 10, 64)
@@ -110,34 +92,35 @@ type countsMemo struct {
 // the settings table instead of counting every document and chunk
 // (0.13 s at 546k chunks).
 func (s *Store) Counts(ctx context.Context) (Counts, error) {
-	tx, err := s.rd.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
-	if err != nil {
-		return Counts{}, wrapRead(err, "count documents")
-	}
-	defer tx.Rollback()
-	gen, err := generationIn(ctx, tx)
-	if err != nil {
-		return Counts{}, err
-	}
-	s.counts.mu.Lock()
-	if s.counts.c != nil && s.counts.gen == gen {
-		c := s.counts.c.clone()
-		s.counts.mu.Unlock()
-		return c, nil
-	}
-	s.counts.mu.Unlock()
-	if v, at, ok, err := derivedIn(ctx, tx, keyCounts); err == nil && ok && at == gen {
-		var c Counts
-		if json.Unmarshal([]byte(v), &c) == nil && c.valid() {
-			s.memoCounts(gen, c)
-			return c, nil
+	var c Counts
+	var gen Generation
+	counted := false
+	err := s.inSnapshot(ctx, func(tx *sql.Tx, g Generation) error {
+		gen = g
+		s.counts.mu.Lock()
+		if s.counts.c != nil && s.counts.gen == gen {
+			c = s.counts.c.clone()
+			s.counts.mu.Unlock()
+			return nil
 		}
-	}
-	c, err := countIn(ctx, tx)
-	if err != nil {
+		s.counts.mu.Unlock()
+		if v, at, ok, err := derivedIn(ctx, tx, keyCounts); err == nil && ok && at == gen {
+			var d Counts
+			if json.Unmarshal([]byte(v), &d) == nil && d.valid() {
+				c = d
+				s.memoCounts(gen, c)
+				return nil
+			}
+		}
+		var err error
+		c, err = countIn(ctx, tx)
+		counted = err == nil
+		return err
+	})
+	if err != nil || !counted {
 		return c, err
 	}
-	tx.Rollback() // the snapshot of gen is no longer needed
+	// Stored after the read transaction ends.
 	s.memoCounts(gen, c)
 	if b, err := json.Marshal(c); err == nil {
 		// A failure only means counting again next time.

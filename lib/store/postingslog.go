@@ -142,9 +142,12 @@ func (tx *Tx) indexChunk(id int64, kind string, path, title func() string, body 
 
 // PostingsLast returns the sequence number of the last change ever logged
 // (0 for none), pruned entries included.
-func (s *Store) PostingsLast(ctx context.Context) (int64, error) {
+func (s *Store) PostingsLast(ctx context.Context) (int64, error) { return postingsLastIn(ctx, s.rd) }
+
+// postingsLastIn is PostingsLast as q reads it.
+func postingsLastIn(ctx context.Context, q queryer) (int64, error) {
 	var n int64
-	err := s.queryRow(ctx, "SELECT seq FROM sqlite_sequence WHERE name = 'postings_log'").Scan(&n)
+	err := q.QueryRowContext(ctx, "SELECT seq FROM sqlite_sequence WHERE name = 'postings_log'").Scan(&n)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, nil
 	}
@@ -159,9 +162,9 @@ func (s *Store) PostingsLast(ctx context.Context) (int64, error) {
 // changes in order still ends in the store's state.
 func (s *Store) PostingsChanges(ctx context.Context, after int64, limit int) (changes []PostingsChange, last int64, err error) {
 	err = s.inSnapshot(ctx, func(tx *sql.Tx, _ Generation) error {
-		err := tx.QueryRowContext(ctx, "SELECT seq FROM sqlite_sequence WHERE name = 'postings_log'").Scan(&last)
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return wrapRead(err, "read postings log")
+		var err error
+		if last, err = postingsLastIn(ctx, tx); err != nil {
+			return err
 		}
 		rows, err := tx.QueryContext(ctx, "SELECT seq, chunk_id FROM postings_log WHERE seq > ? ORDER BY seq LIMIT ?", after, limit)
 		if err != nil {
@@ -198,28 +201,26 @@ func (s *Store) PostingsChanges(ctx context.Context, after int64, limit int) (ch
 	return changes, last, err
 }
 
+// contentQuery selects the raw content of live chunks (see eachContent);
+// callers append further conditions.
+const contentQuery = `
+SELECT c.chunk_id, c.index_kind, d.rel_path, d.title, c.context, c.text
+FROM chunks c JOIN documents d ON d.doc_id = c.doc_id
+WHERE c.deleted = 0 AND d.deleted = 0`
+
 // PostingsRows returns up to limit live chunks with chunk_id > afterID, in
 // id order, with their raw content (Seq 0): what a keyword index rebuilt from
 // the store holds.
 func (s *Store) PostingsRows(ctx context.Context, afterID int64, limit int) ([]PostingsChange, error) {
-	rows, err := s.rd.QueryContext(ctx, `
-SELECT c.chunk_id, c.index_kind, d.rel_path, d.title, c.context, c.text
-FROM chunks c JOIN documents d ON d.doc_id = c.doc_id
-WHERE c.chunk_id > ? AND c.deleted = 0 AND d.deleted = 0
-ORDER BY c.chunk_id LIMIT ?`, afterID, limit)
+	rows, err := s.rd.QueryContext(ctx, contentQuery+` AND c.chunk_id > ? ORDER BY c.chunk_id LIMIT ?`, afterID, limit)
 	if err != nil {
 		return nil, wrapRead(err, "read chunks")
 	}
-	defer rows.Close()
 	var out []PostingsChange
-	for rows.Next() {
-		c, err := scanContent(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, c)
+	if err := eachContent(rows, func(c PostingsChange) { out = append(out, c) }); err != nil {
+		return nil, err
 	}
-	return out, wrapRead(rows.Err(), "read chunks")
+	return out, nil
 }
 
 // postingsContent reads the content of the live chunks among ids.
@@ -227,37 +228,30 @@ func postingsContent(ctx context.Context, tx *sql.Tx, ids []int64) (map[int64]Po
 	out := make(map[int64]PostingsChange, len(ids))
 	for len(ids) > 0 {
 		n := min(len(ids), 2000)
-		rows, err := tx.QueryContext(ctx, `
-SELECT c.chunk_id, c.index_kind, d.rel_path, d.title, c.context, c.text
-FROM chunks c JOIN documents d ON d.doc_id = c.doc_id
-WHERE c.chunk_id IN `+idSet+` AND c.deleted = 0 AND d.deleted = 0`, idsJSON(ids[:n]))
+		rows, err := tx.QueryContext(ctx, contentQuery+` AND c.chunk_id IN `+idSet, idsJSON(ids[:n]))
 		if err != nil {
 			return nil, wrapRead(err, "read chunks")
 		}
-		for rows.Next() {
-			c, err := scanContent(rows)
-			if err != nil {
-				rows.Close()
-				return nil, err
-			}
-			out[c.ChunkID] = c
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, wrapRead(err, "read chunks")
+		if err := eachContent(rows, func(c PostingsChange) { out[c.ChunkID] = c }); err != nil {
+			return nil, err
 		}
 		ids = ids[n:]
 	}
 	return out, nil
 }
 
-func scanContent(rows *sql.Rows) (PostingsChange, error) {
-	var c PostingsChange
-	if err := rows.Scan(&c.ChunkID, &c.Kind, &c.RelPath, &c.DocTitle, &c.Context, &c.Text); err != nil {
-		return c, wrapRead(err, "read chunks")
+// eachContent calls fn with each row of rows (a contentQuery) as a live
+// change, then closes rows.
+func eachContent(rows *sql.Rows, fn func(PostingsChange)) error {
+	defer rows.Close()
+	for rows.Next() {
+		c := PostingsChange{Live: true}
+		if err := rows.Scan(&c.ChunkID, &c.Kind, &c.RelPath, &c.DocTitle, &c.Context, &c.Text); err != nil {
+			return wrapRead(err, "read chunks")
+		}
+		fn(c)
 	}
-	c.Live = true
-	return c, nil
+	return wrapRead(rows.Err(), "read chunks")
 }
 
 // PrunePostingsLog deletes the logged changes up to seq upTo (those a

@@ -26,12 +26,22 @@ const (
 
 // Setting returns the value for key, or "" when unset.
 func (s *Store) Setting(ctx context.Context, key string) (string, error) {
-	var v string
-	err := s.queryRow(ctx, "SELECT value FROM settings WHERE key = ?", key).Scan(&v)
+	v, _, err := settingIn(ctx, s.rd, key)
+	return v, err
+}
+
+// queryer reads one row: a *sql.DB or a *sql.Tx.
+type queryer interface {
+	QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row
+}
+
+// settingIn returns the value of key as q reads it (ok false when unset).
+func settingIn(ctx context.Context, q queryer, key string) (v string, ok bool, err error) {
+	err = q.QueryRowContext(ctx, "SELECT value FROM settings WHERE key = ?", key).Scan(&v)
 	if errors.Is(err, sql.ErrNoRows) {
-		return "", nil
+		return "", false, nil
 	}
-	return v, wrapRead(err, "read setting "+key)
+	return v, err == nil, wrapRead(err, "read setting "+key)
 }
 
 // SetSetting stores key=value inside tx.
@@ -50,9 +60,12 @@ const bumpGeneration = `INSERT INTO settings(key, value) VALUES ('generation', 1
 	ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1`
 
 // Generation returns the current content generation.
-func (s *Store) Generation(ctx context.Context) (Generation, error) {
+func (s *Store) Generation(ctx context.Context) (Generation, error) { return generationIn(ctx, s.rd) }
+
+// generationIn returns the content generation as q reads it.
+func generationIn(ctx context.Context, q queryer) (Generation, error) {
 	var g int64
-	err := s.queryRow(ctx, "SELECT CAST(value AS INTEGER) FROM settings WHERE key = 'generation'").Scan(&g)
+	err := q.QueryRowContext(ctx, "SELECT CAST(value AS INTEGER) FROM settings WHERE key = 'generation'").Scan(&g)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, nil
 	}

@@ -226,10 +226,9 @@ func (s *Store) inSnapshot(ctx context.Context, fn func(tx *sql.Tx, gen Generati
 		return wrapRead(err, "begin read")
 	}
 	defer tx.Rollback()
-	var g int64
-	err = tx.QueryRowContext(ctx, "SELECT CAST(value AS INTEGER) FROM settings WHERE key = 'generation'").Scan(&g)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return wrapRead(err, "read generation")
+	gen, err := generationIn(ctx, tx)
+	if err != nil {
+		return err
 	}
-	return fn(tx, Generation(g))
+	return fn(tx, gen)
 }
