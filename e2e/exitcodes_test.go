@@ -34,14 +34,22 @@ func runCLI(t *testing.T, env []string, asUser bool, args ...string) cliRun {
 	cmd.Stdin = nil
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	if asUser && os.Geteuid() == 0 {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	if asUser {
+		runAsUser(cmd)
 	}
 	err := cmd.Run()
 	if _, ok := err.(*exec.ExitError); err != nil && !ok {
 		t.Fatalf("%v: %v", args, err)
 	}
 	return cliRun{code: cmd.ProcessState.ExitCode(), stdout: out.String(), stderr: errb.String()}
+}
+
+// runAsUser makes cmd run as the unprivileged user of userDir's dirs
+// (nobody) when the test runs as root.
+func runAsUser(cmd *exec.Cmd) {
+	if os.Geteuid() == 0 {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	}
 }
 
 // userDir returns a temp dir that the unprivileged user of runCLI (nobody
@@ -126,11 +134,17 @@ func TestCLIExitCodes(t *testing.T) {
 			args: []string{"index", "--dir", "DIR", "--non-interactive"}, code: 2, want: []string{"CONFIG_INVALID", "MISTRAL_API_KEY"}},
 		{name: "port in use", args: []string{"up", "--dir", "DIR", "--listen", busy.Addr().String()}, code: 4,
 			want: []string{"BIND_FAILED", busy.Addr().String()}},
-		{name: "index locked by another writer", prep: func(t *testing.T, dir string) { holdIndexLock(t, dir) },
+		{name: "index locked by another writer", prep: func(t *testing.T, dir string) { holdIndexLock(t, dir, true) },
 			args: []string{"index", "--dir", "DIR"}, code: 1, want: []string{"INDEX_LOCKED", "locks/index.lock", "pid "}},
-		{name: "reindex --force while another writer works", prep: func(t *testing.T, dir string) { holdIndexLock(t, dir) },
+		{name: "reindex --force while another writer works", prep: func(t *testing.T, dir string) { holdIndexLock(t, dir, true) },
 			args: []string{"reindex", "--force", "--dir", "DIR"}, code: 1, want: []string{"INDEX_LOCKED"}, noWant: "Moved the old index"},
 		{name: "no index yet", args: []string{"status", "--dir", "DIR"}, code: 1, want: []string{"INDEX_NOT_READY", "dir2mcp up"}},
+		{name: "index file this user may not open", prep: func(t *testing.T, dir string) {
+			p := filepath.Join(dir, ".dir2mcp", "meta.sqlite")
+			writeFile(t, p, "")
+			os.Chmod(p, 0)
+		}, args: []string{"index", "--dir", "DIR"}, code: 3,
+			want: []string{"ROOT_INACCESSIBLE", "meta.sqlite", "permission denied", "--state-dir"}, noWant: "reindex --force"},
 		{name: "damaged index", prep: func(t *testing.T, dir string) { writeFile(t, filepath.Join(dir, ".dir2mcp", "meta.sqlite"), "garbage") },
 			args: []string{"index", "--dir", "DIR"}, code: 5, want: []string{"STORE_CORRUPT", "reindex --force"}},
 		{name: "damaged index, reindex --force", prep: func(t *testing.T, dir string) { writeFile(t, filepath.Join(dir, ".dir2mcp", "meta.sqlite"), "garbage") },

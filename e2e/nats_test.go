@@ -334,7 +334,8 @@ func converge(t *testing.T, n int, c *mcp, docs, chunks int) replicaStats {
 			return s
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("replica %d did not converge: %+v (want %d documents, %d chunks)", n, s, docs, chunks)
+			js, _ := json.Marshal(s)
+			t.Fatalf("replica %d did not converge: %s (want %d documents, %d chunks)", n, js, docs, chunks)
 		}
 		time.Sleep(250 * time.Millisecond)
 	}

@@ -77,10 +77,15 @@ func (p *proc) alive(what string) {
 }
 
 // holdIndexLock starts a pipeline extract stage, a real writer that holds
-// locks/index.lock until its stdin closes.
-func holdIndexLock(t *testing.T, dir string) (*exec.Cmd, io.WriteCloser) {
+// locks/index.lock until its stdin closes; asUser runs it as runCLI's user
+// (the state files it creates are then that user's, as they are when one
+// user runs two dir2mcp commands).
+func holdIndexLock(t *testing.T, dir string, asUser bool) (*exec.Cmd, io.WriteCloser) {
 	t.Helper()
 	ext := exec.Command(bin("dir2mcp-extract"), "--dir", dir, "--non-interactive")
+	if asUser {
+		runAsUser(ext)
+	}
 	in, err := ext.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -106,7 +111,7 @@ func TestUpWaitsWhileAnotherWriterHoldsTheIndex(t *testing.T) {
 	c.initialize()
 	p.wait("index_complete", 60*time.Second)
 
-	ext, in := holdIndexLock(t, dir)
+	ext, in := holdIndexLock(t, dir, false)
 	writeFile(t, filepath.Join(dir, "notes", "periscope.md"), "# Periscope\n\nThe periscope calibration tolerances are two arc minutes.\n")
 	ev := p.waitAny(30*time.Second, "index_locked", "index_complete")
 	if ev.Event != "index_locked" {

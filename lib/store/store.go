@@ -68,6 +68,14 @@ func Open(ctx context.Context, stateDir string, opt Options) (*Store, error) {
 			f.Close()
 		}
 	}
+	// SQLite reports a file this user may not open as "unable to open
+	// database file"; the file system's own error says why (and is not
+	// mistaken for a damaged index).
+	if f, err := os.OpenFile(path, os.O_RDWR, 0); err != nil {
+		return nil, errcode.Wrap(errcode.StoreCorrupt, err, "cannot open %s: %v", path, err)
+	} else {
+		f.Close()
+	}
 	s := &Store{path: path}
 	wr, err := sql.Open(driverName, dsn(path, false))
 	if err != nil {

@@ -20,6 +20,12 @@ const (
 	EnvTLSKey   = "NATS_TLS_KEY"
 )
 
+// AckTimeout is how long a publish waits for the stream's acknowledgement
+// before it counts as failed (and is retried under its de-duplication ID).
+// Without it a publish the server lost with a stopped node would wait
+// forever, holding its input records in progress.
+var AckTimeout = 10 * time.Second
+
 // Conn is a NATS connection with its JetStream context.
 type Conn struct {
 	NC *nats.Conn
@@ -41,7 +47,7 @@ func Connect(ep Endpoint, name string) (*Conn, error) {
 	if err != nil {
 		return nil, errcode.Wrap(errcode.StreamUnavailable, err, "nats: connect to %s: %v", ep, err)
 	}
-	js, err := jetstream.New(nc)
+	js, err := jetstream.New(nc, jetstream.WithPublishAsyncTimeout(AckTimeout))
 	if err != nil {
 		nc.Close()
 		return nil, errcode.Wrap(errcode.StreamUnavailable, err, "nats: jetstream: %v", err)
