@@ -63,7 +63,7 @@ type service struct {
 	engine  *retrieve.Engine
 	vectors map[string]*vector.Reloader
 	mcp     *mcpserver.Server
-	models  state.Models
+	models  func() state.Models // named at the first stats call
 	stdio   bool
 	served  chan error // receives once when serving stops
 	// pending is signalled when a tool stored chunks awaiting embedding.
@@ -201,7 +201,7 @@ func (s *service) open(status func(context.Context) indexer.Status) error {
 	for kind, emb := range embs {
 		ids[kind] = emb.ID()
 	}
-	s.models = e.modelNames(ids)
+	s.models = sync.OnceValue(func() state.Models { return e.modelNames(ids) })
 	// The vector files load when the server warms up (or a search needs
 	// them), not while a restart's no-op index run walks the tree.
 	s.engine = retrieve.OpenDeferred(s.store, e.dir, cfg, embs, time.Second)

@@ -46,7 +46,10 @@ type Server struct {
 	Dir     state.Dir
 	Exclude *exclude.Engine
 	Config  *config.Config
-	Models  state.Models
+	// Models names the models in use, for stats (nil: none named). It is
+	// asked at each stats call, so naming them (an OCR binary's version)
+	// never delays the server's start.
+	Models func() state.Models
 	// Status reports the current indexing job (nil: read corpus.json).
 	Status func(ctx context.Context) indexer.Status
 	// Replica reports a serve replica's stream position and lag (nil: not

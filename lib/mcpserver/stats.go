@@ -104,6 +104,10 @@ func (s *Server) stats(ctx context.Context, _ *args) (toolOut, error) {
 		return toolOut{}, err
 	}
 	st.Totals = counts
+	var models state.Models
+	if s.Models != nil {
+		models = s.Models()
+	}
 	res := statsResult{
 		Root: s.Root.Dir(), StateDir: s.Dir.Path, ProtocolVersion: state.ProtocolVersion,
 		Indexing: statsIndexing{
@@ -113,7 +117,7 @@ func (s *Server) stats(ctx context.Context, _ *args) (toolOut, error) {
 			EmbeddedOK: counts.Embedded, Pending: counts.Pending, Errors: st.Run.Errors,
 			Interrupted: st.Interrupted, ResumedFrom: st.ResumedFrom,
 		},
-		Models:    s.Models,
+		Models:    models,
 		Documents: statsDocs{Total: counts.Documents, ByStatus: counts.ByStatus, ByDocType: counts.ByDocType},
 		Vectors:   map[string]statsVector{},
 	}
@@ -152,7 +156,7 @@ func (s *Server) stats(ctx context.Context, _ *args) (toolOut, error) {
 	res.Documents.SecretExcluded = x[:min(len(x), maxStatsExcluded)]
 	summary := fmt.Sprintf("Index of %s: %d documents (%s), %d chunks, %d embedded, %d pending; indexing running=%v; embedders text=%s code=%s",
 		res.Root, counts.Documents, store.FormatCounts(counts.ByStatus), counts.Chunks, counts.Embedded, counts.Pending, st.Running,
-		s.Models.EmbedText, s.Models.EmbedCode)
+		models.EmbedText, models.EmbedCode)
 	if s.Replica != nil {
 		res.Replica = s.Replica()
 		summary += fmt.Sprintf("\n%v", res.Replica)

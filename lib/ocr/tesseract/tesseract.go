@@ -38,8 +38,12 @@ type Options struct {
 
 // Engine is an ocr.Engine over the tesseract binary.
 type Engine struct {
-	opt     Options
+	opt Options
+	// probed is closed once `tesseract --version` has answered (version)
+	// or failed (broken): a server starts without waiting for it.
+	probed  chan struct{}
 	version string
+	broken  error
 }
 
 var _ ocr.Engine = (*Engine)(nil)
@@ -51,8 +55,11 @@ func Available() bool {
 }
 
 // New finds the binaries and returns the engine. It fails with OCR_FAILED
-// when tesseract is not installed or does not run. pdftoppm is only needed
-// for PDFs; without it OCR of a PDF fails with a message naming it.
+// when tesseract is not installed. Whether it runs is asked in the
+// background (`tesseract --version`, tens of milliseconds): Model and OCR
+// wait for the answer, and when it does not run every OCR fails with
+// OCR_FAILED saying so. pdftoppm is only needed for PDFs; without it OCR
+// of a PDF fails with a message naming it.
 func New(opt Options) (*Engine, error) {
 	if opt.Languages == "" {
 		opt.Languages = "eng"
@@ -78,14 +85,30 @@ func New(opt Options) (*Engine, error) {
 			opt.PDFToPPM = p
 		}
 	}
+	e := &Engine{opt: opt, probed: make(chan struct{})}
+	go e.probe()
+	return e, nil
+}
+
+// probe asks tesseract its version.
+func (e *Engine) probe() {
+	defer close(e.probed)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, opt.Tesseract, "--version").CombinedOutput()
+	out, err := exec.CommandContext(ctx, e.opt.Tesseract, "--version").CombinedOutput()
 	if err != nil {
-		return nil, errcode.Wrap(errcode.OCRFailed, err, "tesseract does not run: %v", err)
+		e.version, e.broken = "tesseract-broken", errcode.Wrap(errcode.OCRFailed, err, "tesseract does not run: %v", err)
+		return
 	}
 	version := strings.TrimSpace(strings.SplitN(string(out), "\n", 2)[0])
-	return &Engine{opt: opt, version: strings.ReplaceAll(version, " ", "-")}, nil
+	e.version = strings.ReplaceAll(version, " ", "-")
+}
+
+// Err waits for the version probe and returns why tesseract cannot be
+// used (OCR_FAILED), or nil.
+func (e *Engine) Err() error {
+	<-e.probed
+	return e.broken
 }
 
 // Provider implements ocr.Engine.
@@ -98,6 +121,7 @@ func (e *Engine) Provider() string { return "tesseract" }
 // PDFs that failed for want of it are tried again although their bytes are
 // unchanged.
 func (e *Engine) Model() string {
+	<-e.probed
 	m := e.version + "/" + e.opt.Languages + "@" + strconv.Itoa(e.opt.DPI)
 	if e.opt.PDFToPPM == "" {
 		m += "/no-pdftoppm"
@@ -108,6 +132,9 @@ func (e *Engine) Model() string {
 // OCR implements ocr.Engine. Images are recognised as one page; PDF pages
 // are rendered to grayscale PNGs with pdftoppm first.
 func (e *Engine) OCR(ctx context.Context, d ocr.Document) (*ocr.Result, error) {
+	if err := e.Err(); err != nil {
+		return nil, err
+	}
 	dir, err := os.MkdirTemp("", "dir2mcp-ocr-")
 	if err != nil {
 		return nil, errcode.Wrap(errcode.OCRFailed, err, "ocr: %v", err)

@@ -91,6 +91,27 @@ func TestMissingBinaryIsExplained(t *testing.T) {
 	}
 }
 
+// A tesseract that is installed but does not run (a broken package)
+// fails every OCR with OCR_FAILED saying so, and names itself broken in the
+// model, so its results are never cached as a working engine's.
+func TestBrokenBinaryIsExplained(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "tesseract")
+	if err := os.WriteFile(bin, []byte("#!/bin/sh\necho 'error while loading shared libraries' >&2\nexit 127\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e, err := New(Options{Tesseract: bin})
+	if err != nil {
+		t.Fatalf("New waits for nothing and fails only without the binary: %v", err)
+	}
+	_, err = e.OCR(context.Background(), ocr.Document{Data: []byte("png"), MIME: "image/png"})
+	if ce := errcode.As(err); ce.Code != errcode.OCRFailed || !strings.Contains(ce.Message, "tesseract does not run") {
+		t.Fatalf("OCR with a broken tesseract: %v", err)
+	}
+	if m := e.Model(); !strings.HasPrefix(m, "tesseract-broken/") {
+		t.Fatalf("model %q", m)
+	}
+}
+
 func TestCachedEngineRecognisesOnce(t *testing.T) {
 	e := engine(t)
 	store := cache.Open(t.TempDir())
