@@ -357,6 +357,14 @@ func barSampleBlocks(blocks, c int) (int, bool) {
 // nthLargest returns the element a would have at index m (0-based) if
 // sorted in descending order, reordering a.
 func nthLargest(a []float32, m int) float32 {
+	if m < len(a)/64 { // measured: BenchmarkNthLargest
+		return nthLargestHeap(a, m)
+	}
+	return nthLargestSelect(a, m)
+}
+
+// nthLargestSelect is nthLargest by quickselect.
+func nthLargestSelect(a []float32, m int) float32 {
 	lo, hi := 0, len(a)-1
 	for lo < hi {
 		p := a[lo+(hi-lo)/2]
@@ -384,6 +392,43 @@ func nthLargest(a []float32, m int) float32 {
 		}
 	}
 	return a[m]
+}
+
+// nthLargestHeap is nthLargest for a small m: a[:m+1] becomes a min-heap
+// of the m+1 largest elements, which most elements of a sample (in no
+// particular order) are compared with once. Quickselect's partitions
+// mispredict a branch on every other element: on bitBar's sample of the
+// Linux source (11.7k estimates, m = 47) 171 µs against 19 µs.
+func nthLargestHeap(a []float32, m int) float32 {
+	h := a[:m+1]
+	for i := m / 2; i >= 0; i-- {
+		siftDown(h, i)
+	}
+	for _, x := range a[m+1:] {
+		if x > h[0] {
+			h[0] = x
+			siftDown(h, 0)
+		}
+	}
+	return h[0]
+}
+
+// siftDown moves h[i] down the min-heap h to its place.
+func siftDown(h []float32, i int) {
+	for {
+		l := 2*i + 1
+		if l >= len(h) {
+			return
+		}
+		if r := l + 1; r < len(h) && h[r] < h[l] {
+			l = r
+		}
+		if h[i] <= h[l] {
+			return
+		}
+		h[i], h[l] = h[l], h[i]
+		i = l
+	}
 }
 
 // bitStage returns the c rows of the segments segs (blocks code blocks)
