@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"time"
@@ -52,6 +53,9 @@ var (
 	maxQueued int64 = 32 << 20
 	// readBatch is how many changes or rows are read back at once.
 	readBatch = 2000
+	// settleAfter is how long the index stays unchanged before the
+	// maintainer merges its segments (Writer.Settle).
+	settleAfter = 5 * time.Second
 )
 
 // Ensure attaches a running Maintainer of dir to st unless st has one
@@ -154,6 +158,7 @@ func (m *Maintainer) run(ctx context.Context) {
 	tick := time.NewTicker(flushEvery)
 	defer tick.Stop()
 	var firstPending time.Time
+	lastChange, settled := time.Now(), false
 	for {
 		var reply chan error
 		select {
@@ -173,7 +178,11 @@ func (m *Maintainer) run(ctx context.Context) {
 			}
 			continue
 		}
+		before := m.position()
 		err := m.apply(ctx)
+		if m.position() != before || !m.w.b.empty() {
+			lastChange, settled = time.Now(), false
+		}
 		if err == nil && m.w.b.empty() {
 			firstPending = time.Time{}
 		} else if err == nil && firstPending.IsZero() {
@@ -182,6 +191,15 @@ func (m *Maintainer) run(ctx context.Context) {
 		if err == nil && (reply != nil || m.w.Buffered() >= flushBytes || !firstPending.IsZero() && time.Since(firstPending) >= flushEvery) {
 			err = m.flush(ctx)
 			firstPending = time.Time{}
+		}
+		if err == nil && reply == nil && !settled && m.w.b.empty() && time.Since(lastChange) >= settleAfter {
+			var merged bool
+			if merged, err = m.w.Settle(); merged && err == nil {
+				// The merge's buffers (~120 MB on the Linux source) go
+				// back to the system rather than idling in the heap.
+				debug.FreeOSMemory()
+			}
+			settled = true
 		}
 		if err != nil && m.Log != nil {
 			m.Log("keyword index: " + err.Error())

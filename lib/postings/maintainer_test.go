@@ -244,3 +244,31 @@ func TestTwoMaintainers(t *testing.T) {
 		t.Errorf("after the second took over: %v", got)
 	}
 }
+
+// A maintained index left idle for settleAfter is merged into one segment
+// (Writer.Settle) and ranks as a rebuilt index does.
+func TestMaintainerSettlesIdleIndex(t *testing.T) {
+	defer func(d time.Duration) { settleAfter = d }(settleAfter)
+	settleAfter = 2 * time.Second // longer than the commits below take
+	dir := t.TempDir()
+	st := openStore(t, dir)
+	startMaintainer(t, dir, st)
+	for i := range settleMin + 2 { // one segment per synced commit
+		putDoc(t, st, fmt.Sprintf("pkg%d/file.go", i), "", fmt.Sprint(i), fmt.Sprintf("func Handler%d() serves request number %d", i, i))
+		if s := current(t, dir, st); s.Segments() != i+1 {
+			t.Fatalf("after commit %d: %d segments", i+1, s.Segments())
+		}
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	s := current(t, dir, st)
+	for s.Segments() != 1 {
+		if time.Now().After(deadline) {
+			t.Fatalf("idle index still has %d segments", s.Segments())
+		}
+		time.Sleep(50 * time.Millisecond)
+		if s, _ = Open(dir); s == nil {
+			t.Fatal("index unreadable while settling")
+		}
+	}
+	assertSameAsRebuild(t, dir, st, s, []string{"serves request", "handler number 3", "func"})
+}

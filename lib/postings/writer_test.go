@@ -124,3 +124,71 @@ func TestDamagedSegment(t *testing.T) {
 		}
 	}
 }
+
+// An idle index of more than settleMin segments is merged into one by
+// Settle, searches rank exactly as before (and as FTS5 does), a reader
+// opening the dir sees the one segment, and a settled index is left alone.
+func TestSettle(t *testing.T) {
+	dir := t.TempDir()
+	w, err := OpenWriter(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Reset("store-1")
+	ref := newFTSTable(t)
+	r := rand.New(rand.NewSource(3))
+	next := int64(1)
+	for round := range 7 { // fewer than mergeFanout: the merge policy keeps them
+		var bt batch
+		for range 30 + r.Intn(30) {
+			bt.add = append(bt.add, randomDoc(r, next))
+			next++
+		}
+		bt.del = append(bt.del, 1+r.Int63n(next-1))
+		ref.apply(t, bt)
+		if err := w.Add(bt.add); err != nil {
+			t.Fatal(err)
+		}
+		w.Delete(bt.del)
+		if err := w.Flush(int64(round + 1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := w.Snapshot().Segments(); n <= settleMin {
+		t.Fatalf("%d segments before settling: the test needs more than %d", n, settleMin)
+	}
+	queries := []Query{
+		{Groups: [][]string{{"read", "buffer", "tls"}}},
+		{Groups: [][]string{{"instance"}, {"returns", "first", "instance"}}},
+		{Groups: [][]string{{"the", "read", "write", "file"}}, Kinds: []string{"text"}},
+	}
+	check := func(s *Snapshot, when string) {
+		for _, q := range queries {
+			q.Weights, q.Limit = defaultWeights, 40
+			got, err := s.Search(q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := ref.search(t, q); !slices.Equal(got, want) {
+				t.Errorf("%s, %s: got %v, want %v", when, expr(q), head(got), head(want))
+			}
+		}
+	}
+	check(w.Snapshot(), "before")
+	if merged, err := w.Settle(); err != nil || !merged {
+		t.Fatalf("Settle: merged %v, %v", merged, err)
+	}
+	reader, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []*Snapshot{w.Snapshot(), reader} {
+		if s.Segments() != 1 {
+			t.Fatalf("%d segments after Settle", s.Segments())
+		}
+		check(s, "settled")
+	}
+	if merged, err := w.Settle(); err != nil || merged {
+		t.Fatalf("Settle of a settled index: merged %v, %v", merged, err)
+	}
+}
