@@ -12,14 +12,35 @@ import (
 // A Writer's flushes and merges keep the index equal to FTS5 on the same
 // changes; a reopened writer and a reader see the same index; files of
 // merged-away segments are removed.
-func TestWriterFlushMergeReopen(t *testing.T) {
+// newRefWriter returns a writer on a new dir (store "store-1") and the
+// FTS5 reference table that commit keeps beside it.
+func newRefWriter(t *testing.T) (string, *Writer, *ftsTable) {
+	t.Helper()
 	dir := t.TempDir()
 	w, err := OpenWriter(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	w.Reset("store-1")
-	ref := newFTSTable(t)
+	return dir, w, newFTSTable(t)
+}
+
+// commit applies bt to the reference and to w, and flushes w as applied
+// through change applied.
+func commit(t *testing.T, w *Writer, ref *ftsTable, bt batch, applied int64) {
+	t.Helper()
+	ref.apply(t, bt)
+	if err := w.Add(bt.add); err != nil {
+		t.Fatal(err)
+	}
+	w.Delete(bt.del)
+	if err := w.Flush(applied); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestWriterFlushMergeReopen(t *testing.T) {
+	dir, w, ref := newRefWriter(t)
 	r := rand.New(rand.NewSource(2))
 	next := int64(1)
 	for round := range 30 {
@@ -37,14 +58,7 @@ func TestWriterFlushMergeReopen(t *testing.T) {
 				strings.Repeat("buffer ", 9), strings.Repeat("reader ", 12), strings.Repeat("read ", 1500) + "tls"}})
 			next++
 		}
-		ref.apply(t, bt)
-		if err := w.Add(bt.add); err != nil {
-			t.Fatal(err)
-		}
-		w.Delete(bt.del)
-		if err := w.Flush(int64(round + 1)); err != nil {
-			t.Fatal(err)
-		}
+		commit(t, w, ref, bt, int64(round+1))
 	}
 	if w.Snapshot().Segments() >= 30 {
 		t.Fatalf("%d segments after 30 flushes: no merge happened", w.Snapshot().Segments())
@@ -129,13 +143,7 @@ func TestDamagedSegment(t *testing.T) {
 // Settle, searches rank exactly as before (and as FTS5 does), a reader
 // opening the dir sees the one segment, and a settled index is left alone.
 func TestSettle(t *testing.T) {
-	dir := t.TempDir()
-	w, err := OpenWriter(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.Reset("store-1")
-	ref := newFTSTable(t)
+	dir, w, ref := newRefWriter(t)
 	r := rand.New(rand.NewSource(3))
 	next := int64(1)
 	for round := range 7 { // fewer than mergeFanout: the merge policy keeps them
@@ -145,14 +153,7 @@ func TestSettle(t *testing.T) {
 			next++
 		}
 		bt.del = append(bt.del, 1+r.Int63n(next-1))
-		ref.apply(t, bt)
-		if err := w.Add(bt.add); err != nil {
-			t.Fatal(err)
-		}
-		w.Delete(bt.del)
-		if err := w.Flush(int64(round + 1)); err != nil {
-			t.Fatal(err)
-		}
+		commit(t, w, ref, bt, int64(round+1))
 	}
 	if n := w.Snapshot().Segments(); n <= settleMin {
 		t.Fatalf("%d segments before settling: the test needs more than %d", n, settleMin)
