@@ -76,12 +76,14 @@ func (j *Job) RunLocked(ctx context.Context) error {
 	if j.Progress == nil {
 		j.Progress = &Progress{}
 	}
-	// The chunks this job writes go into the keyword index.
+	// The chunks this job writes go into the keyword index, which is not
+	// settled while the job runs.
 	postings.Ensure(j.Store, j.Dir, func(msg string) {
 		if j.Events != nil {
 			j.Events.Emit(events.Info, record.EvNotice, map[string]any{"message": msg})
 		}
 	})
+	defer postings.Working(j.Dir.Path)()
 	if j.Full {
 		if err := j.reset(ctx); err != nil {
 			return err

@@ -245,20 +245,27 @@ func TestTwoMaintainers(t *testing.T) {
 	}
 }
 
-// A maintained index left idle for settleAfter is merged into one segment
-// (Writer.Settle) and ranks as a rebuilt index does.
+// A maintained index left idle for settleAfter, with no indexing job of
+// this process running, is merged into one segment (Writer.Settle) and
+// ranks as a rebuilt index does.
 func TestMaintainerSettlesIdleIndex(t *testing.T) {
-	defer func(d time.Duration) { settleAfter = d }(settleAfter)
-	settleAfter = 2 * time.Second // longer than the commits below take
+	defer func(d, f time.Duration) { settleAfter, flushEvery = d, f }(settleAfter, flushEvery)
+	settleAfter, flushEvery = 200*time.Millisecond, 50*time.Millisecond
 	dir := t.TempDir()
 	st := openStore(t, dir)
 	startMaintainer(t, dir, st)
+	done := Working(dir)
 	for i := range settleMin + 2 { // one segment per synced commit
 		putDoc(t, st, fmt.Sprintf("pkg%d/file.go", i), "", fmt.Sprint(i), fmt.Sprintf("func Handler%d() serves request number %d", i, i))
 		if s := current(t, dir, st); s.Segments() != i+1 {
 			t.Fatalf("after commit %d: %d segments", i+1, s.Segments())
 		}
 	}
+	time.Sleep(3 * settleAfter)
+	if s := current(t, dir, st); s.Segments() != settleMin+2 {
+		t.Fatalf("settled while a job runs: %d segments", s.Segments())
+	}
+	done()
 	deadline := time.Now().Add(20 * time.Second)
 	s := current(t, dir, st)
 	for s.Segments() != 1 {
