@@ -10,6 +10,7 @@ import (
 	"github.com/dir2mcp/dir2mcp/lib/events"
 	"github.com/dir2mcp/dir2mcp/lib/indexer"
 	"github.com/dir2mcp/dir2mcp/lib/models/embedders"
+	"github.com/dir2mcp/dir2mcp/lib/postings"
 	"github.com/dir2mcp/dir2mcp/lib/record"
 	"github.com/dir2mcp/dir2mcp/lib/scan"
 	"github.com/dir2mcp/dir2mcp/lib/state"
@@ -278,6 +279,8 @@ func runServe(ctx context.Context, cmd *ucli.Command) error {
 		return err
 	}
 	defer st.Close()
+	// A server merges its keyword index's segments once idle.
+	defer postings.Serving(e.dir.Path)()
 	replicaErr := make(chan error, 1)
 	if cmd.String("from") != "" {
 		stop, err := startReplica(ctx, e, cmd, st, replicaErr)

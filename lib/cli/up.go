@@ -20,6 +20,7 @@ import (
 	"github.com/dir2mcp/dir2mcp/lib/exclude"
 	"github.com/dir2mcp/dir2mcp/lib/indexer"
 	"github.com/dir2mcp/dir2mcp/lib/models/embedders"
+	"github.com/dir2mcp/dir2mcp/lib/postings"
 	"github.com/dir2mcp/dir2mcp/lib/record"
 	"github.com/dir2mcp/dir2mcp/lib/scan"
 	"github.com/dir2mcp/dir2mcp/lib/state"
@@ -193,6 +194,8 @@ func runUp(ctx context.Context, cmd *ucli.Command) error {
 		return err
 	}
 	defer st.Close()
+	// A server merges its keyword index's segments once idle.
+	defer postings.Serving(e.dir.Path)()
 	// The first run's comparison data is read while the server gets ready.
 	pre := indexer.Preload(ctx, st)
 	tr := &tracker{mode: "incremental"}

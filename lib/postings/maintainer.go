@@ -53,9 +53,9 @@ var (
 	maxQueued int64 = 32 << 20
 	// readBatch is how many changes or rows are read back at once.
 	readBatch = 2000
-	// settleAfter is how long the index stays unchanged, with no indexing
-	// job of this process running (Working), before the maintainer merges
-	// its segments (Writer.Settle).
+	// settleAfter is how long the index of a server stays unchanged, with
+	// no indexing job of the process running, before the maintainer merges
+	// its segments (Writer.Settle; see maySettle).
 	settleAfter = 5 * time.Second
 )
 
@@ -193,8 +193,8 @@ func (m *Maintainer) run(ctx context.Context) {
 			err = m.flush(ctx)
 			firstPending = time.Time{}
 		}
-		if working(m.Dir.Path) {
-			lastChange = time.Now() // settled once the job is done and the index idle
+		if !maySettle(m.Dir.Path) {
+			lastChange = time.Now() // settled once idle in a server, no job running
 		}
 		if err == nil && reply == nil && !settled && m.w.b.empty() && time.Since(lastChange) >= settleAfter {
 			var merged bool

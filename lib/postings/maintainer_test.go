@@ -245,26 +245,32 @@ func TestTwoMaintainers(t *testing.T) {
 	}
 }
 
-// A maintained index left idle for settleAfter, with no indexing job of
-// this process running, is merged into one segment (Writer.Settle) and
-// ranks as a rebuilt index does.
+// A server's index left idle for settleAfter, with no indexing job of the
+// process running, is merged into one segment (Writer.Settle) and ranks
+// as a rebuilt index does; a process that is not a server (a one-shot
+// command) never settles, nor a server while its job runs.
 func TestMaintainerSettlesIdleIndex(t *testing.T) {
 	defer func(d, f time.Duration) { settleAfter, flushEvery = d, f }(settleAfter, flushEvery)
 	settleAfter, flushEvery = 200*time.Millisecond, 50*time.Millisecond
 	dir := t.TempDir()
 	st := openStore(t, dir)
 	startMaintainer(t, dir, st)
-	done := Working(dir)
 	for i := range settleMin + 2 { // one segment per synced commit
 		putDoc(t, st, fmt.Sprintf("pkg%d/file.go", i), "", fmt.Sprint(i), fmt.Sprintf("func Handler%d() serves request number %d", i, i))
 		if s := current(t, dir, st); s.Segments() != i+1 {
 			t.Fatalf("after commit %d: %d segments", i+1, s.Segments())
 		}
 	}
-	time.Sleep(3 * settleAfter)
-	if s := current(t, dir, st); s.Segments() != settleMin+2 {
-		t.Fatalf("settled while a job runs: %d segments", s.Segments())
+	stays := func(who string) {
+		time.Sleep(3 * settleAfter)
+		if s := current(t, dir, st); s.Segments() != settleMin+2 {
+			t.Fatalf("%s settled the index: %d segments", who, s.Segments())
+		}
 	}
+	stays("a process that is not a server")
+	defer Serving(dir)()
+	done := Working(dir)
+	stays("a server running an indexing job")
 	done()
 	deadline := time.Now().Add(20 * time.Second)
 	s := current(t, dir, st)
