@@ -159,7 +159,7 @@ func (m *Maintainer) run(ctx context.Context) {
 	tick := time.NewTicker(flushEvery)
 	defer tick.Stop()
 	var firstPending time.Time
-	lastChange, settled := time.Now(), false
+	idle := settler{since: time.Now()}
 	for {
 		var reply chan error
 		select {
@@ -182,7 +182,7 @@ func (m *Maintainer) run(ctx context.Context) {
 		before := m.position()
 		err := m.apply(ctx)
 		if m.position() != before || !m.w.b.empty() {
-			lastChange, settled = time.Now(), false
+			idle = settler{since: time.Now()}
 		}
 		if err == nil && m.w.b.empty() {
 			firstPending = time.Time{}
@@ -193,17 +193,8 @@ func (m *Maintainer) run(ctx context.Context) {
 			err = m.flush(ctx)
 			firstPending = time.Time{}
 		}
-		if !maySettle(m.Dir.Path) {
-			lastChange = time.Now() // settled once idle in a server, no job running
-		}
-		if err == nil && reply == nil && !settled && m.w.b.empty() && time.Since(lastChange) >= settleAfter {
-			var merged bool
-			if merged, err = m.w.Settle(); merged && err == nil {
-				// The merge's buffers (~120 MB on the Linux source) go
-				// back to the system rather than idling in the heap.
-				debug.FreeOSMemory()
-			}
-			settled = true
+		if err == nil && reply == nil {
+			err = idle.settle(m)
 		}
 		if err != nil && m.Log != nil {
 			m.Log("keyword index: " + err.Error())
@@ -212,6 +203,32 @@ func (m *Maintainer) run(ctx context.Context) {
 			reply <- err
 		}
 	}
+}
+
+// settler settles an index once (Writer.Settle) after it stayed
+// unchanged for settleAfter in a process that may settle it (maySettle).
+type settler struct {
+	since time.Time // the index's last change, or when settling became allowed
+	done  bool
+}
+
+// settle settles m's index if it has been idle long enough.
+func (s *settler) settle(m *Maintainer) error {
+	if !maySettle(m.Dir.Path) {
+		s.since = time.Now()
+		return nil
+	}
+	if s.done || !m.w.b.empty() || time.Since(s.since) < settleAfter {
+		return nil
+	}
+	s.done = true
+	merged, err := m.w.Settle()
+	if merged && err == nil {
+		// The merge's buffers (~120 MB on the Linux source) go back to
+		// the system rather than idling in the heap.
+		debug.FreeOSMemory()
+	}
+	return err
 }
 
 // acquire takes the postings lock and opens (or rebuilds) the index.

@@ -23,7 +23,7 @@ func Working(dir string) (done func()) { return jobs.hold(dir) }
 // is called: its maintainer settles the index when idle.
 func Serving(dir string) (done func()) { return servers.hold(dir) }
 
-// maysettle reports whether this process may settle dir's index now.
+// maySettle reports whether this process may settle dir's index now.
 func maySettle(dir string) bool { return servers.has(dir) && !jobs.has(dir) }
 
 // dirCounts counts holds by state dir.

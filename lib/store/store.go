@@ -52,10 +52,18 @@ type Options struct {
 // Open opens (and if needed creates and migrates) the store in stateDir.
 func Open(ctx context.Context, stateDir string, opt Options) (*Store, error) {
 	path := filepath.Join(stateDir, FileName)
-	if _, err := os.Stat(path); err != nil {
-		if !errors.Is(err, os.ErrNotExist) {
-			return nil, errcode.Wrap(errcode.StoreCorrupt, err, "cannot access %s: %v", path, err)
-		}
+	// Opened here rather than only stat'ed: SQLite reports a file this
+	// user may not open as "unable to open database file", where the file
+	// system's own error says why (and is not mistaken for a damaged index).
+	mode := os.O_RDWR
+	if opt.ReadOnly {
+		mode = os.O_RDONLY
+	}
+	if f, err := os.OpenFile(path, mode, 0); err == nil {
+		f.Close()
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return nil, errcode.Wrap(errcode.StoreCorrupt, err, "cannot open %s: %v", path, err)
+	} else {
 		if !opt.Create {
 			return nil, errcode.New(errcode.IndexNotReady, "no index at %s (run `dir2mcp up` or `dir2mcp-scan | dir2mcp-extract` first)", stateDir)
 		}
@@ -67,14 +75,6 @@ func Open(ctx context.Context, stateDir string, opt Options) (*Store, error) {
 		if f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600); err == nil {
 			f.Close()
 		}
-	}
-	// SQLite reports a file this user may not open as "unable to open
-	// database file"; the file system's own error says why (and is not
-	// mistaken for a damaged index).
-	if f, err := os.OpenFile(path, os.O_RDWR, 0); err != nil {
-		return nil, errcode.Wrap(errcode.StoreCorrupt, err, "cannot open %s: %v", path, err)
-	} else {
-		f.Close()
 	}
 	s := &Store{path: path}
 	wr, err := sql.Open(driverName, dsn(path, false))
