@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/dir2mcp/dir2mcp/lib/config"
@@ -99,6 +100,7 @@ type candidate struct {
 	filled   bool // vecSim is the cosine of a candidate the vector channel did not return
 	exact    bool // holds an identifier the query names verbatim
 	defines  bool // defines (or is titled by) the one name the query is
+	marked   bool // defines is set (markDefinitions ran on it)
 	fused    float64
 }
 
@@ -193,7 +195,14 @@ func (e *Engine) Search(ctx context.Context, req Request) (Result, error) {
 			get(s.ID)
 		}
 	}
+	// What needs only the lexical candidates is done while the vector
+	// channel runs: their refs, definitions and phrase coverage.
+	metas := map[int64]store.ChunkMeta{} // read so far, with their text
+	cov, err := e.lexicalFollowUp(ctx, req, q, gen, cands, metas)
 	<-vecDone
+	if err != nil {
+		return Result{}, err
+	}
 	if vecErr != nil {
 		return Result{}, vecErr
 	}
@@ -207,27 +216,15 @@ func (e *Engine) Search(ctx context.Context, req Request) (Result, error) {
 	if err := e.loadRefs(ctx, gen, cands); err != nil {
 		return Result{}, err
 	}
-	list := make([]*candidate, 0, len(cands))
-	for _, c := range cands {
-		if c.known {
-			list = append(list, c)
-		}
-	}
-	if q.Name != "" {
-		if err := e.markDefinitions(ctx, list, q.Name); err != nil {
-			return Result{}, err
-		}
+	list := knownOf(cands)
+	if err := e.markDefinitions(ctx, list, q.Name); err != nil {
+		return Result{}, err
 	}
 	if req.Mode == ModeHybrid {
 		e.fillCosines(list, queryVecs)
 	}
 	wv := e.Tuning.VectorWeight
-	metas := map[int64]store.ChunkMeta{} // read so far, with their text
-	if req.Mode == ModeHybrid && e.Tuning.Fusion != "rrf" {
-		cov, err := e.phraseCoverage(ctx, list, q, metas)
-		if err != nil {
-			return Result{}, err
-		}
+	if hybridCC(req, e.Tuning) {
 		wv *= max(1-cov, minVectorShare)
 		res.PhraseCoverage = cov
 	}
@@ -260,12 +257,15 @@ func (e *Engine) Search(ctx context.Context, req Request) (Result, error) {
 		return Result{}, err
 	}
 	spec := newFocusSpec(q, weight)
-	for _, c := range chosen {
+	hits, made := make([]Hit, len(chosen)), make([]bool, len(chosen))
+	inParallel(len(chosen), focusParallelMin, func(i int) {
+		c := chosen[i]
 		m, ok := metas[c.id]
 		if !ok {
-			continue // deleted a moment ago
+			return // deleted a moment ago
 		}
 		span, lines := m.Span, srcmap.Map(nil)
+		spec := spec
 		spec.code = m.IndexKind == record.KindCode
 		snippet, focused, srcLines := focus(m.Text, m.Span, m.Lines, spec)
 		if m.RepType == record.RepRawText {
@@ -273,14 +273,84 @@ func (e *Engine) Search(ctx context.Context, req Request) (Result, error) {
 			// representations keep their own span (page, time, whole doc).
 			span, lines = focused, srcLines
 		}
-		res.Hits = append(res.Hits, Hit{
+		hits[i], made[i] = Hit{
 			ChunkID: c.id, RelPath: m.RelPath, DocType: m.DocType, RepType: m.RepType,
 			Score: math.Round(c.fused*1e4) / 1e4, Snippet: snippet, Span: span, lines: lines,
-		})
+		}, true
+	})
+	for i, h := range hits {
+		if made[i] {
+			res.Hits = append(res.Hits, h)
+		}
 	}
 	res.IndexingComplete = e.Complete == nil || e.Complete()
 	res.Took = time.Since(start)
 	return res, nil
+}
+
+// lexicalFollowUp loads the refs of the candidates found so far (the
+// lexical channels'), marks those defining the query's name, and returns
+// the phrase coverage fusion weighs the vector channel by (hybrid cc
+// fusion; 0 otherwise), reading the metas it needs into metas. All of it
+// depends on the lexical candidates alone, so Search runs it while the
+// vector channel is still searching.
+func (e *Engine) lexicalFollowUp(ctx context.Context, req Request, q *lexical.Query, gen store.Generation, cands map[int64]*candidate, metas map[int64]store.ChunkMeta) (float64, error) {
+	if len(cands) == 0 {
+		return 0, nil
+	}
+	if err := e.loadRefs(ctx, gen, cands); err != nil {
+		return 0, err
+	}
+	list := knownOf(cands)
+	if err := e.markDefinitions(ctx, list, q.Name); err != nil {
+		return 0, err
+	}
+	if !hybridCC(req, e.Tuning) {
+		return 0, nil
+	}
+	return e.phraseCoverage(ctx, list, q, metas)
+}
+
+// hybridCC reports whether req is fused by convex combination with a
+// vector weight that phrase coverage scales.
+func hybridCC(req Request, t config.SearchConfig) bool {
+	return req.Mode == ModeHybrid && t.Fusion != "rrf"
+}
+
+// knownOf lists the candidates whose refs are loaded and live.
+func knownOf(cands map[int64]*candidate) []*candidate {
+	list := make([]*candidate, 0, len(cands))
+	for _, c := range cands {
+		if c.known {
+			list = append(list, c)
+		}
+	}
+	return list
+}
+
+// focusParallelMin is the least number of hits whose snippets are made on
+// two goroutines: a snippet costs tens of microseconds, and the hits are
+// the last step of a search, so with a second core idle (one agent
+// searching) they take half as long.
+const focusParallelMin = 4
+
+// inParallel calls fn(i) for every i in [0, n), on two goroutines when n
+// is at least least, and returns when all calls have.
+func inParallel(n, least int, fn func(i int)) {
+	split := n
+	var wg sync.WaitGroup
+	if n >= least {
+		split = n / 2
+		wg.Go(func() {
+			for i := split; i < n; i++ {
+				fn(i)
+			}
+		})
+	}
+	for i := range split {
+		fn(i)
+	}
+	wg.Wait()
 }
 
 // columns restricts a full-text expression to the columns of in.
@@ -420,18 +490,29 @@ const exactBonus = 0.2
 // ThreadPoolExecutor, not the many that import or call it.
 const defineBonus = 0.5
 
-// markDefinitions sets defines on the candidates whose context names name.
+// markDefinitions sets defines on the candidates of list not marked yet:
+// whether their context names name (none when name is empty).
 func (e *Engine) markDefinitions(ctx context.Context, list []*candidate, name string) error {
-	ids := make([]int64, len(list))
-	for i, c := range list {
-		ids[i] = c.id
+	if name == "" {
+		return nil
+	}
+	var ids []int64
+	for _, c := range list {
+		if !c.marked {
+			ids = append(ids, c.id)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
 	}
 	contexts, err := e.Store.ChunkContexts(ctx, ids)
 	if err != nil {
 		return err
 	}
 	for _, c := range list {
-		c.defines = namesIn(contexts[c.id], name)
+		if !c.marked {
+			c.defines, c.marked = namesIn(contexts[c.id], name), true
+		}
 	}
 	return nil
 }
