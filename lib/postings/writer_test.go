@@ -9,9 +9,6 @@ import (
 	"testing"
 )
 
-// A Writer's flushes and merges keep the index equal to FTS5 on the same
-// changes; a reopened writer and a reader see the same index; files of
-// merged-away segments are removed.
 // newRefWriter returns a writer on a new dir (store "store-1") and the
 // FTS5 reference table that commit keeps beside it.
 func newRefWriter(t *testing.T) (string, *Writer, *ftsTable) {
@@ -39,6 +36,9 @@ func commit(t *testing.T, w *Writer, ref *ftsTable, bt batch, applied int64) {
 	}
 }
 
+// A Writer's flushes and merges keep the index equal to FTS5 on the same
+// changes; a reopened writer and a reader see the same index; files of
+// merged-away segments are removed.
 func TestWriterFlushMergeReopen(t *testing.T) {
 	dir, w, ref := newRefWriter(t)
 	r := rand.New(rand.NewSource(2))

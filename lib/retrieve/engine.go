@@ -211,9 +211,8 @@ func (e *Engine) Search(ctx context.Context, req Request) (Result, error) {
 		}
 		res.VectorHits = len(vec)
 	}
-	if err := e.loadRefs(ctx, gen, cands); err != nil {
-		return Result{}, err
-	}
+	// Every candidate's ref is loaded: the lexical ones' by
+	// lexicalFollowUp, the vector ones' with them.
 	list := knownOf(cands)
 	if err := e.markDefinitions(ctx, list, q.Name); err != nil {
 		return Result{}, err
