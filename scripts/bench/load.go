@@ -60,7 +60,7 @@ func loadWhileIndexing(bin, corpus string, qs []string, clients int, dur time.Du
 	if err != nil {
 		return nil, err
 	}
-	h, err := hammer(opts, qs, clients, dur)
+	h, err := hammer(opts, qs, clients, dur, false)
 	if err != nil {
 		return nil, err
 	}
@@ -102,10 +102,11 @@ type load struct {
 	clientCPU time.Duration
 }
 
-// hammer has clients MCP sessions, each its own official go-sdk client,
-// search back to back for dur. Every failed call (transport error,
-// JSON-RPC error or a tool error) counts as an error.
-func hammer(opts mcpclient.Options, qs []string, clients int, dur time.Duration) (load, error) {
+// hammer has clients MCP sessions, each its own official go-sdk client
+// (light: a load generator's client, lightSearcher), search back to back
+// for dur. Every failed call (transport error, JSON-RPC error or a tool
+// error) counts as an error.
+func hammer(opts mcpclient.Options, qs []string, clients int, dur time.Duration, light bool) (load, error) {
 	ctx := context.Background()
 	var (
 		mu     sync.Mutex
@@ -115,18 +116,18 @@ func hammer(opts mcpclient.Options, qs []string, clients int, dur time.Duration)
 		cpu0   = procCPU(os.Getpid())
 	)
 	for i := range clients {
-		c, err := mcpclient.Dial(ctx, opts)
+		c, err := dialSearcher(ctx, opts, light)
 		if err != nil {
 			return out, fmt.Errorf("client %d: %v", i, err)
 		}
-		defer c.Close()
+		defer c.close()
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			var mine []time.Duration
 			for n := i; time.Now().Before(stopAt); n++ {
 				start := time.Now()
-				err := c.Call(ctx, "dir2mcp.search", map[string]any{"query": qs[n%len(qs)], "k": 10}, nil)
+				err := c.search(ctx, qs[n%len(qs)])
 				mine = append(mine, time.Since(start))
 				if err != nil {
 					mu.Lock()
@@ -145,4 +146,42 @@ func hammer(opts mcpclient.Options, qs []string, clients int, dur time.Duration)
 	out.clientCPU = procCPU(os.Getpid()) - cpu0
 	sortDurations(out.lat)
 	return out, nil
+}
+
+// loadFigures is what one hammer run measured, for the scale table.
+type loadFigures struct {
+	calls, errs          int
+	first                string
+	dur                  time.Duration // 0: not run
+	p50, p99             time.Duration
+	serverCPU, clientCPU time.Duration // over the whole run
+}
+
+// rate is the calls per second, or "–" when not run.
+func (f loadFigures) rate() string {
+	if f.dur == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.0f", float64(f.calls)/f.dur.Seconds())
+}
+
+// latencies is the errors (with the first) and the latency percentiles.
+func (f loadFigures) latencies() string {
+	if f.dur == 0 {
+		return "–"
+	}
+	s := fmt.Sprintf("%d / %s / %s", f.errs, f.p50, f.p99)
+	if f.first != "" {
+		s += " (first: " + f.first + ")"
+	}
+	return s
+}
+
+// cpu is the server's and the clients' CPU time per call.
+func (f loadFigures) cpu() string {
+	if f.dur == 0 || f.calls == 0 {
+		return "–"
+	}
+	per := func(d time.Duration) float64 { return float64(d) / 1e6 / float64(f.calls) }
+	return fmt.Sprintf("%.2f ms / %.2f ms", per(f.serverCPU), per(f.clientCPU))
 }

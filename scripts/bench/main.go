@@ -281,16 +281,18 @@ func searchOnly(corpus, binDir, state, qfile string, nq, clients int, loadTime t
 		if err != nil {
 			return err
 		}
-		cpu0 := serverCPU()
-		l, err := hammer(opts, qs, clients, loadTime)
-		if err != nil {
-			return err
+		for _, light := range []bool{false, true} {
+			cpu0 := serverCPU()
+			l, err := hammer(opts, qs, clients, loadTime, light)
+			if err != nil {
+				return err
+			}
+			cpu := serverCPU() - cpu0
+			fmt.Printf("%d %s for %s: %.0f search calls/s, %d errors, CPU per call: server %.2f ms, clients %.2f ms; p50 %s p99 %s %s\n",
+				clients, clientKind(light), loadTime, float64(len(l.lat))/loadTime.Seconds(), l.errs, float64(cpu)/1e6/float64(max(len(l.lat), 1)),
+				float64(l.clientCPU)/1e6/float64(max(len(l.lat), 1)),
+				pct(l.lat, 50), pct(l.lat, 99), l.first)
 		}
-		cpu := serverCPU() - cpu0
-		fmt.Printf("%d clients for %s: %.0f search calls/s, %d errors, CPU per call: server %.2f ms, clients %.2f ms; p50 %s p99 %s %s\n",
-			clients, loadTime, float64(len(l.lat))/loadTime.Seconds(), l.errs, float64(cpu)/1e6/float64(max(len(l.lat), 1)),
-			float64(l.clientCPU)/1e6/float64(max(len(l.lat), 1)),
-			pct(l.lat, 50), pct(l.lat, 99), l.first)
 	}
 	if !grepToo {
 		return nil

@@ -41,10 +41,7 @@ type scaleResult struct {
 	idleKB, afterLoadKB     int64
 	idleFileKB, afterFileKB int64 // of which file-backed (mapped vector segments, the binary)
 	p50, p99                time.Duration
-	loadCalls, loadErrs     int
-	loadFirst               string
-	loadP50, loadP99        time.Duration
-	loadDur                 time.Duration
+	load, light             loadFigures // go-sdk clients; light clients (lightSearcher)
 	embedInputs             int64
 	indexLoad, restartLoad  string
 	recall                  vecRecall
@@ -160,12 +157,20 @@ func measureCorpus(c scaleCorpus, o scaleOptions) (scaleResult, error) {
 	}
 	r.p50, r.p99 = pct(lat, 50), pct(lat, 99)
 	if o.clients > 0 {
-		h, err := hammer(up.opts, o.qs, o.clients, o.loadTime)
-		if err != nil {
-			return r, err
+		for _, light := range []bool{false, true} {
+			cpu0 := procCPU(up.pid)
+			h, err := hammer(up.opts, o.qs, o.clients, o.loadTime, light)
+			if err != nil {
+				return r, err
+			}
+			f := loadFigures{calls: len(h.lat), errs: h.errs, first: h.first, dur: o.loadTime,
+				p50: pct(h.lat, 50), p99: pct(h.lat, 99), serverCPU: procCPU(up.pid) - cpu0, clientCPU: h.clientCPU}
+			if light {
+				r.light = f
+			} else {
+				r.load = f
+			}
 		}
-		r.loadCalls, r.loadErrs, r.loadFirst, r.loadDur = len(h.lat), h.errs, h.first, o.loadTime
-		r.loadP50, r.loadP99 = pct(h.lat, 50), pct(h.lat, 99)
 	}
 	r.afterLoadKB, r.afterFileKB = procStatusKB(up.pid, "VmRSS"), procStatusKB(up.pid, "RssFile")
 	// After every timed measurement: it reads every vector once per query.
@@ -449,19 +454,12 @@ func scaleTable(cs []scaleCorpus, rs []scaleResult) {
 		}},
 		{"search p50 / p99 over MCP, k=10", func(r scaleResult) string { return r.p50.String() + " / " + r.p99.String() }},
 		{"vector recall@10 vs exact", func(r scaleResult) string { return r.recall.String() }},
-		{"concurrent clients: search calls/s", func(r scaleResult) string {
-			if r.loadDur == 0 {
-				return "–"
-			}
-			return fmt.Sprintf("%.0f", float64(r.loadCalls)/r.loadDur.Seconds())
-		}},
-		{"  errors / p50 / p99", func(r scaleResult) string {
-			s := fmt.Sprintf("%d / %s / %s", r.loadErrs, r.loadP50, r.loadP99)
-			if r.loadFirst != "" {
-				s += " (first: " + r.loadFirst + ")"
-			}
-			return s
-		}},
+		{"concurrent go-sdk clients: search calls/s", func(r scaleResult) string { return r.load.rate() }},
+		{"  errors / p50 / p99", func(r scaleResult) string { return r.load.latencies() }},
+		{"  CPU per call: server / clients", func(r scaleResult) string { return r.load.cpu() }},
+		{"concurrent light clients: search calls/s", func(r scaleResult) string { return r.light.rate() }},
+		{"  errors / p50 / p99", func(r scaleResult) string { return r.light.latencies() }},
+		{"  CPU per call: server / clients", func(r scaleResult) string { return r.light.cpu() }},
 		{"idle RSS after a no-op restart", func(r scaleResult) string { return mb(r.idleKB) + " (file " + mb(r.idleFileKB) + ")" }},
 		{"  RSS after the searches", func(r scaleResult) string { return mb(r.afterLoadKB) + " (file " + mb(r.afterFileKB) + ")" }},
 		{"no-op restart: connect / settled", func(r scaleResult) string {
