@@ -22,7 +22,10 @@
 //
 //   - with -scale: the scale table instead (scale.go): the Go tree offline
 //     and with 1536-d vectors from a fake OpenAI-compatible provider, and
-//     with -linux the Linux kernel source, side by side in one run.
+//     with -linux the Linux kernel source, side by side in one run. Its
+//     concurrent load is run twice: by go-sdk clients, then by light
+//     clients (lightclient.go) that cost the shared machine little, so
+//     the second figure is the server's capacity.
 //
 //   - with -restart: only no-op restarts of `up` over the complete index in
 //     -state (restart.go), with -restart-base another build's binaries in
