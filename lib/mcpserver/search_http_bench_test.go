@@ -5,13 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"testing"
 
 	"github.com/dir2mcp/dir2mcp/lib/mcpclient"
@@ -44,9 +41,18 @@ func BenchmarkSearchHTTP(b *testing.B) {
 	url := srv.URL + "/mcp"
 
 	b.Run("raw", func(b *testing.B) {
-		c := &rawClient{url: url, token: token, hc: srv.Client()}
-		c.initialize(b)
-		mcpserver.BenchRun(b, qs, func(q string) { c.search(b, q) })
+		w, err := mcpclient.DialWire(context.Background(), mcpclient.Options{URL: url, Token: token}, srv.Client())
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer w.Close()
+		mcpserver.BenchRun(b, qs, func(q string) {
+			qj, _ := json.Marshal(q)
+			out, err := w.CallTool(context.Background(), "dir2mcp.search", fmt.Sprintf(`{"query":%s,"k":10}`, qj))
+			if err != nil || !bytes.Contains(out, []byte(`"structuredContent"`)) || bytes.Contains(out, []byte(`"isError":true`)) {
+				b.Fatalf("search %q: %v %s", q, err, out)
+			}
+		})
 	})
 	b.Run("sdk", func(b *testing.B) {
 		c, err := mcpclient.Dial(context.Background(), mcpclient.Options{URL: url, Token: token})
@@ -60,53 +66,4 @@ func BenchmarkSearchHTTP(b *testing.B) {
 			}
 		})
 	})
-}
-
-// rawClient speaks MCP over HTTP with pre-encoded JSON-RPC bodies.
-type rawClient struct {
-	url, token, session string
-	hc                  *http.Client
-	id                  int
-}
-
-func (c *rawClient) post(b *testing.B, body []byte) []byte {
-	req, err := http.NewRequest("POST", c.url, bytes.NewReader(body))
-	if err != nil {
-		b.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Authorization", "Bearer "+c.token)
-	if c.session != "" {
-		req.Header.Set("Mcp-Session-Id", c.session)
-		req.Header.Set("MCP-Protocol-Version", "2025-11-25")
-	}
-	resp, err := c.hc.Do(req)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer resp.Body.Close()
-	out, err := io.ReadAll(resp.Body)
-	if err != nil || resp.StatusCode/100 != 2 {
-		b.Fatalf("POST: %v %d %s", err, resp.StatusCode, out)
-	}
-	if id := resp.Header.Get("Mcp-Session-Id"); id != "" {
-		c.session = id
-	}
-	return out
-}
-
-func (c *rawClient) initialize(b *testing.B) {
-	c.post(b, []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`))
-	c.post(b, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
-}
-
-func (c *rawClient) search(b *testing.B, q string) {
-	c.id++
-	qj, _ := json.Marshal(q)
-	body := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"dir2mcp.search","arguments":{"query":%s,"k":10}}}`, c.id, qj)
-	out := c.post(b, body)
-	if !bytes.Contains(out, []byte(`"structuredContent"`)) || bytes.Contains(out, []byte(`"isError":true`)) {
-		b.Fatalf("search %q: %s", q, strings.TrimSpace(string(out)))
-	}
 }

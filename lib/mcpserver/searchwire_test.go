@@ -1,13 +1,11 @@
 package mcpserver_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -23,6 +21,7 @@ import (
 	"github.com/dir2mcp/dir2mcp/lib/events"
 	"github.com/dir2mcp/dir2mcp/lib/exclude"
 	"github.com/dir2mcp/dir2mcp/lib/indexer"
+	"github.com/dir2mcp/dir2mcp/lib/mcpclient"
 	"github.com/dir2mcp/dir2mcp/lib/mcphttp"
 	"github.com/dir2mcp/dir2mcp/lib/mcpserver"
 	"github.com/dir2mcp/dir2mcp/lib/record"
@@ -120,18 +119,26 @@ func TestSearchWireGolden(t *testing.T) {
 	defer srv.Close()
 	defer hd.Close()
 
-	owner := &wireClient{t: t, url: srv.URL + "/mcp", token: wireToken}
-	owner.init()
-	reader := &wireClient{t: t, url: srv.URL + "/mcp", token: scoped}
-	reader.init()
+	dial := func(token string) *mcpclient.Wire {
+		w, err := mcpclient.DialWire(ctx, mcpclient.Options{URL: srv.URL + "/mcp", Token: token}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return w
+	}
+	owner, reader := dial(wireToken), dial(scoped)
 
 	var out bytes.Buffer
-	call := func(c *wireClient, who, tool string, args string) string {
-		body := c.call(tool, args)
+	call := func(c *mcpclient.Wire, who, tool string, args string) string {
+		answer, err := c.CallTool(ctx, tool, args)
+		if err != nil {
+			t.Fatalf("%s %s %s: %v", who, tool, args, err)
+		}
+		body := string(answer)
 		fmt.Fprintf(&out, "=== %s %s %s\n%s\n", who, tool, args, body)
 		return body
 	}
-	search := func(c *wireClient, who, args string) string { return call(c, who, "dir2mcp.search", args) }
+	search := func(c *mcpclient.Wire, who, args string) string { return call(c, who, "dir2mcp.search", args) }
 
 	search(owner, "owner", `{"query":"ledger balance in cents","k":5}`)
 	search(owner, "owner", `{"query":"postgres password config","k":10}`)
@@ -160,8 +167,8 @@ func TestSearchWireGolden(t *testing.T) {
 	call(owner, "owner", "dir2mcp.grep", `{"pattern":"password"}`)
 	call(owner, "owner", "dir2mcp.list_files", `{"path_prefix":"docs/"}`)
 
-	owner.close()
-	reader.close()
+	owner.Close()
+	reader.Close()
 	hd.Close()
 	if err := al.Close(); err != nil {
 		t.Fatal(err)
@@ -221,60 +228,4 @@ func nextCursor(body string) string {
 	}
 	json.Unmarshal([]byte(body), &m)
 	return m.Result.StructuredContent.NextCursor
-}
-
-// wireClient posts JSON-RPC requests and returns the answers' exact bytes.
-type wireClient struct {
-	t                   *testing.T
-	url, token, session string
-	id                  int
-}
-
-func (c *wireClient) post(body string) (*http.Response, string) {
-	c.t.Helper()
-	req, _ := http.NewRequest("POST", c.url, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Authorization", "Bearer "+c.token)
-	if c.session != "" {
-		req.Header.Set("Mcp-Session-Id", c.session)
-		req.Header.Set("MCP-Protocol-Version", "2025-11-25")
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var data []string // the JSON of an SSE answer's data lines, or the body
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(nil, 1<<24)
-	for sc.Scan() {
-		if d, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
-			data = append(data, d)
-		} else if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-			data = append(data, sc.Text())
-		}
-	}
-	return resp, strings.Join(data, "\n")
-}
-
-func (c *wireClient) init() {
-	resp, _ := c.post(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"wire","version":"1"}}}`)
-	c.session = resp.Header.Get("Mcp-Session-Id")
-	c.post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-}
-
-func (c *wireClient) call(tool, args string) string {
-	c.id++
-	_, body := c.post(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":%s}}`, c.id, tool, args))
-	return body
-}
-
-func (c *wireClient) close() {
-	req, _ := http.NewRequest("DELETE", c.url, nil)
-	req.Header.Set("Authorization", "Bearer "+c.token)
-	req.Header.Set("Mcp-Session-Id", c.session)
-	if resp, err := http.DefaultClient.Do(req); err == nil {
-		resp.Body.Close()
-	}
 }

@@ -5,9 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"strings"
 
 	"github.com/dir2mcp/dir2mcp/lib/mcpclient"
 )
@@ -28,78 +26,16 @@ func (s sdkSearcher) search(ctx context.Context, q string) error {
 
 func (s sdkSearcher) close() { s.c.Close() }
 
-// lightSearcher is a load generator's client: it speaks Streamable HTTP
-// itself (initialize, initialized, then tools/call with the session id,
-// as the MCP spec lays out) and checks each answer only for a JSON-RPC
-// error or a tool error, so on a machine it shares with the server it
-// takes little CPU (it does not decode the result): the calls/s it sees are the server's capacity rather
-// than what the server and a go-sdk client manage together.
-type lightSearcher struct {
-	url, token, session string
-	hc                  *http.Client
-	id                  int
-}
+// lightSearcher is a load generator's client: a mcpclient.Wire session
+// that checks each answer only for a JSON-RPC error or a tool error,
+// without decoding it, so on a machine it shares with the server it takes
+// little CPU: the calls/s it sees are the server's capacity rather than
+// what the server and a go-sdk client manage together.
+type lightSearcher struct{ w *mcpclient.Wire }
 
-func dialLight(ctx context.Context, o mcpclient.Options) (*lightSearcher, error) {
-	s := &lightSearcher{url: o.URL, token: o.Token, hc: &http.Client{}}
-	if _, err := s.post(ctx, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench-light","version":"1"}}}`); err != nil {
-		return nil, err
-	}
-	if s.session == "" {
-		return nil, fmt.Errorf("initialize: no Mcp-Session-Id")
-	}
-	if _, err := s.post(ctx, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); err != nil {
-		return nil, err
-	}
-	return s, nil
-}
-
-// post sends one JSON-RPC message and returns the answer's JSON (the data
-// of its first SSE event when the server streams it).
-func (s *lightSearcher) post(ctx context.Context, body string) ([]byte, error) {
-	req, err := http.NewRequestWithContext(ctx, "POST", s.url, strings.NewReader(body))
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	if s.token != "" {
-		req.Header.Set("Authorization", "Bearer "+s.token)
-	}
-	if s.session != "" {
-		req.Header.Set("Mcp-Session-Id", s.session)
-		req.Header.Set("MCP-Protocol-Version", "2025-11-25")
-	}
-	resp, err := s.hc.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	out, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode/100 != 2 {
-		return nil, fmt.Errorf("HTTP %d: %s", resp.StatusCode, bytes.TrimSpace(out))
-	}
-	if id := resp.Header.Get("Mcp-Session-Id"); id != "" {
-		s.session = id
-	}
-	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		for ln := range bytes.SplitSeq(out, []byte("\n")) {
-			if data, ok := bytes.CutPrefix(ln, []byte("data:")); ok {
-				return bytes.TrimSpace(data), nil
-			}
-		}
-		return nil, fmt.Errorf("event stream without data: %.200s", out)
-	}
-	return out, nil
-}
-
-func (s *lightSearcher) search(ctx context.Context, q string) error {
-	s.id++
+func (s lightSearcher) search(ctx context.Context, q string) error {
 	qj, _ := json.Marshal(q)
-	out, err := s.post(ctx, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"dir2mcp.search","arguments":{"query":%s,"k":10}}}`, s.id, qj))
+	out, err := s.w.CallTool(ctx, "dir2mcp.search", fmt.Sprintf(`{"query":%s,"k":10}`, qj))
 	if err != nil {
 		return err
 	}
@@ -114,25 +50,16 @@ func (s *lightSearcher) search(ctx context.Context, q string) error {
 	return nil
 }
 
-// close ends the session as the spec asks (DELETE with its id).
-func (s *lightSearcher) close() {
-	req, err := http.NewRequest("DELETE", s.url, nil)
-	if err != nil {
-		return
-	}
-	if s.token != "" {
-		req.Header.Set("Authorization", "Bearer "+s.token)
-	}
-	req.Header.Set("Mcp-Session-Id", s.session)
-	if resp, err := s.hc.Do(req); err == nil {
-		resp.Body.Close()
-	}
-}
+func (s lightSearcher) close() { s.w.Close() }
 
 // dialSearcher opens one session: a go-sdk client, or a light one.
 func dialSearcher(ctx context.Context, o mcpclient.Options, light bool) (searcher, error) {
 	if light {
-		return dialLight(ctx, o)
+		w, err := mcpclient.DialWire(ctx, o, &http.Client{})
+		if err != nil {
+			return nil, err
+		}
+		return lightSearcher{w}, nil
 	}
 	c, err := mcpclient.Dial(ctx, o)
 	if err != nil {
