@@ -129,10 +129,11 @@ func startService(ctx context.Context, e *env, st *store.Store, status func(cont
 
 // warm starts loading, in the background, what the server otherwise loads
 // on first use: the vector files, the resource list, the built-in
-// redaction rules, the offline embedder's token table. A server that indexes calls it once its
-// first index run is done (or after warmAfter), so a restart's no-op run
-// has the CPU to itself; serve calls it once it listens. Calls after the
-// first do nothing.
+// redaction rules, the offline embedder's token table. A server that
+// indexes calls it once its first index run is done (or after warmAfter),
+// so a restart's no-op run has the CPU to itself; serve calls it once it
+// listens. Calls after the first do nothing. The chunks' refs are
+// warmRefs'.
 func (s *service) warm() {
 	s.warmMu.Lock()
 	defer s.warmMu.Unlock()
@@ -160,6 +161,28 @@ func (s *service) warm() {
 			debug.FreeOSMemory()
 		}()
 	})
+}
+
+// warmRefs loads every chunk's ref into the engine's ref cache in the
+// background (retrieve.Engine.WarmRefs), unless shutdown has begun: a
+// server calls it once it serves an index and after each index run,
+// whose commits emptied the cache. On failure searches read refs as they
+// go, and a notice says why.
+func (s *service) warmRefs() {
+	s.warmMu.Lock()
+	defer s.warmMu.Unlock()
+	if s.closing {
+		return
+	}
+	s.warming.Add(1)
+	go func() {
+		defer s.warming.Done()
+		if err := s.engine.WarmRefs(context.Background()); err != nil {
+			s.e.ev.Emit(events.Warn, record.EvNotice, map[string]any{
+				"message": "loading the chunk refs ahead of searches failed (searches read them as they go): " + errcode.As(err).Message})
+		}
+		debug.FreeOSMemory() // the load's garbage (grown maps, scanned rows)
+	}()
 }
 
 // warmAfter is how long a server that indexes waits for its first index

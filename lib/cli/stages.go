@@ -298,6 +298,7 @@ func runServe(ctx context.Context, cmd *ucli.Command) error {
 		return err
 	}
 	svc.warm()
+	svc.warmRefs()
 	select {
 	case <-ctx.Done():
 		return nil

@@ -283,6 +283,7 @@ func keepIndexed(ctx context.Context, e *env, st *store.Store, embs map[string]e
 			return err
 		}
 		svc.warm() // after the first run: see warm
+		svc.warmRefs()
 		// Give the job's garbage back before idling: left to the runtime,
 		// a heap that grew to twice its live size while indexing stays
 		// resident until the next GC cycle, which an idle server never has.

@@ -214,20 +214,26 @@ func TestInvalidRequests(t *testing.T) {
 }
 
 // Deleting a document hides its chunks at once, even from a vector snapshot
-// that still holds them (tombstones + oversampling, SPEC §6.3).
+// that still holds them (tombstones + oversampling, SPEC §6.3), and from
+// refs warmed before the delete (WarmRefs, as a server does).
 func TestDeletedChunksNeverReturned(t *testing.T) {
-	e := setup(t)
-	if err := e.st.Update(context.Background(), func(tx *store.Tx) error {
-		_, err := tx.TombstoneDocument("docs/dome.md")
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
-	for _, mode := range []string{retrieve.ModeHybrid, retrieve.ModeVector, retrieve.ModeLexical} {
-		r := search(t, e, retrieve.Request{Query: "close the dome when the wind is strong", Mode: mode})
-		for _, p := range paths(r) {
-			if p == "docs/dome.md" {
-				t.Errorf("%s: deleted file returned", mode)
+	for _, warmed := range []bool{false, true} {
+		e := setup(t)
+		if warmed {
+			if err := e.eng.WarmRefs(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := e.st.Update(context.Background(), func(tx *store.Tx) error {
+			_, err := tx.TombstoneDocument("docs/dome.md")
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		for _, mode := range []string{retrieve.ModeHybrid, retrieve.ModeVector, retrieve.ModeLexical} {
+			r := search(t, e, retrieve.Request{Query: "close the dome when the wind is strong", Mode: mode})
+			if slices.Contains(paths(r), "docs/dome.md") {
+				t.Errorf("%s (refs warmed: %v): deleted file returned", mode, warmed)
 			}
 		}
 	}
@@ -358,5 +364,30 @@ func TestFirstSearchWaitsForDeferredVectors(t *testing.T) {
 	}
 	if r.VectorHits == 0 || len(r.VectorSkipped) != 0 {
 		t.Errorf("first search: %d vector hits, skipped %v", r.VectorHits, r.VectorSkipped)
+	}
+}
+
+// TestWarmedRefsAnswerAsRefsReadPerSearch: an engine whose ref cache was
+// filled at once (WarmRefs, as a server does after each index run) answers
+// every query as one reading refs search by search.
+func TestWarmedRefsAnswerAsRefsReadPerSearch(t *testing.T) {
+	e := setup(t)
+	// The same store and indexes, its own empty ref cache.
+	cold := &retrieve.Engine{Store: e.st, Vectors: e.eng.Vectors, Keywords: e.eng.Keywords, Embedders: e.embs, Tuning: e.cfg.Search, Oversample: 5}
+	if err := e.eng.WarmRefs(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	queries := []string{"close the dome when the wind is strong", "Next advances to the next entry", "ReadFileHeader"}
+	for _, q := range queries {
+		for _, mode := range []string{retrieve.ModeHybrid, retrieve.ModeVector, retrieve.ModeLexical} {
+			warm := search(t, e, retrieve.Request{Query: q, Mode: mode})
+			r, err := cold.Search(context.Background(), retrieve.Request{Query: q, Mode: mode})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(paths(warm), paths(r)) {
+				t.Errorf("%s %q: warmed refs give %v, refs read per search %v", mode, q, paths(warm), paths(r))
+			}
+		}
 	}
 }

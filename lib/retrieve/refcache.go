@@ -2,21 +2,25 @@ package retrieve
 
 import (
 	"context"
+	"errors"
 	"sync"
 
 	"github.com/dir2mcp/dir2mcp/lib/store"
 )
 
-// maxCachedRefs bounds the ref cache (about 100 bytes an entry).
+// maxCachedRefs bounds the refs read search by search (about 100 bytes an
+// entry).
 const maxCachedRefs = 400_000
 
 // refCache remembers chunk refs for one store generation: a ref changes
 // only when the index does, and repeated searches on a quiet index touch
-// mostly the same chunks. Deleted chunks are remembered as absent.
+// mostly the same chunks. Deleted chunks are remembered as absent. With a
+// table (WarmRefs) every ref of the generation is at hand.
 type refCache struct {
-	mu   sync.Mutex
-	gen  store.Generation
-	refs map[int64]cachedRef
+	mu    sync.Mutex
+	gen   store.Generation
+	refs  map[int64]cachedRef
+	table *store.RefTable // every live chunk of gen, or nil
 }
 
 type cachedRef struct {
@@ -26,15 +30,29 @@ type cachedRef struct {
 
 // refs returns the refs of the live chunks among ids, reading from the
 // store only what the cache lacks for generation gen (the store's, read
-// once per search).
+// once per search). A search of an older generation than the cache's (it
+// began before a commit) reads the store and leaves the cache as it is.
 func (e *Engine) refs(ctx context.Context, gen store.Generation, ids []int64) (map[int64]store.ChunkRef, error) {
 	c := &e.refCache
 	out := make(map[int64]store.ChunkRef, len(ids))
-	var missing []int64
 	c.mu.Lock()
-	if c.gen != gen || c.refs == nil || len(c.refs) > maxCachedRefs {
-		c.gen, c.refs = gen, make(map[int64]cachedRef, len(ids))
+	switch {
+	case c.refs != nil && gen < c.gen:
+		c.mu.Unlock()
+		return e.Store.ChunkRefs(ctx, ids)
+	case c.refs == nil || gen > c.gen || len(c.refs) > maxCachedRefs:
+		c.gen, c.refs, c.table = gen, make(map[int64]cachedRef, len(ids)), nil
 	}
+	if t := c.table; t != nil {
+		c.mu.Unlock()
+		for _, id := range ids {
+			if r, ok := t.Ref(id); ok {
+				out[id] = r
+			}
+		}
+		return out, nil
+	}
+	var missing []int64
 	for _, id := range ids {
 		if r, ok := c.refs[id]; ok {
 			if r.live {
@@ -53,7 +71,7 @@ func (e *Engine) refs(ctx context.Context, gen store.Generation, ids []int64) (m
 		return nil, err
 	}
 	c.mu.Lock()
-	keep := c.gen == gen
+	keep := c.gen == gen && c.table == nil
 	for _, id := range missing {
 		r, live := fresh[id]
 		if live {
@@ -65,6 +83,30 @@ func (e *Engine) refs(ctx context.Context, gen store.Generation, ids []int64) (m
 	}
 	c.mu.Unlock()
 	return out, nil
+}
+
+// WarmRefs reads every live chunk's ref at once (Store.RefTable) for the
+// searches of its generation, so the searches after a restart or an index
+// run find their candidates' refs at hand instead of reading each
+// candidate's chunk row. A cache already at a newer generation is kept;
+// an index that does not fit a table (store.ErrNoRefTable) is left to
+// fill the cache as searches go.
+func (e *Engine) WarmRefs(ctx context.Context) error {
+	t, err := e.Store.RefTable(ctx)
+	if errors.Is(err, store.ErrNoRefTable) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	c := &e.refCache
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.refs != nil && c.gen > t.Generation() {
+		return nil
+	}
+	c.gen, c.refs, c.table = t.Generation(), map[int64]cachedRef{}, t
+	return nil
 }
 
 // passing reads the refs of ids (chunk ids, best first) and calls
