@@ -38,26 +38,11 @@ const maxRefSpread = 8
 // thousand chunks. ErrNoRefTable when ids span more than
 // maxRefSpread times the chunks, or with more than 7 kinds.
 func (s *Store) RefTable(ctx context.Context) (*RefTable, error) {
-	conn, err := s.rd.Conn(ctx)
+	tx, err := s.rd.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return nil, wrapRead(err, "read chunk refs")
 	}
-	defer conn.Close()
-	tx, err := conn.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
-	if err != nil {
-		return nil, wrapRead(err, "read chunk refs")
-	}
-	t, err := readRefTable(ctx, tx)
-	tx.Rollback()
-	// The scans filled this connection's page cache with pages searches
-	// seldom read: give that memory back.
-	conn.ExecContext(ctx, "PRAGMA shrink_memory")
-	return t, err
-}
-
-// readRefTable reads a RefTable in tx.
-func readRefTable(ctx context.Context, tx *sql.Tx) (*RefTable, error) {
-	var err error
+	defer tx.Rollback()
 	t := &RefTable{}
 	if t.gen, err = generationIn(ctx, tx); err != nil {
 		return nil, err
