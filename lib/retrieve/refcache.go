@@ -88,10 +88,23 @@ func (e *Engine) refs(ctx context.Context, gen store.Generation, ids []int64) (m
 // WarmRefs reads every live chunk's ref at once (Store.RefTable) for the
 // searches of its generation, so the searches after a restart or an index
 // run find their candidates' refs at hand instead of reading each
-// candidate's chunk row. A cache already at a newer generation is kept;
-// an index that does not fit a table (store.ErrNoRefTable) is left to
-// fill the cache as searches go.
+// candidate's chunk row. It reads nothing more when the cache holds the
+// table of the store's generation already (an index run that changed
+// nothing); a cache already at a newer generation is kept; an index that
+// does not fit a table (store.ErrNoRefTable) is left to fill the cache as
+// searches go.
 func (e *Engine) WarmRefs(ctx context.Context) error {
+	gen, err := e.Store.Generation(ctx)
+	if err != nil {
+		return err
+	}
+	c := &e.refCache
+	c.mu.Lock()
+	current := c.table != nil && c.gen == gen
+	c.mu.Unlock()
+	if current {
+		return nil
+	}
 	t, err := e.Store.RefTable(ctx)
 	if errors.Is(err, store.ErrNoRefTable) {
 		return nil
@@ -99,7 +112,6 @@ func (e *Engine) WarmRefs(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	c := &e.refCache
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.refs != nil && c.gen > t.Generation() {

@@ -101,3 +101,31 @@ func TestRefCacheFollowsGenerations(t *testing.T) {
 		t.Fatalf("a warm-up of generation %d replaced the cache of generation %d", g1, g1+1)
 	}
 }
+
+// TestWarmRefsSkipsAnUnchangedIndex: warming again with nothing committed
+// since keeps the table it has (an index run that changed nothing costs
+// no second read of every ref).
+func TestWarmRefsSkipsAnUnchangedIndex(t *testing.T) {
+	ctx := context.Background()
+	st, _ := refsStore(t)
+	e := &Engine{Store: st}
+	if err := e.WarmRefs(ctx); err != nil {
+		t.Fatal(err)
+	}
+	first := e.refCache.table
+	if err := e.WarmRefs(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if first == nil || e.refCache.table != first {
+		t.Fatalf("a second warm-up of an unchanged index read a new table (%p, then %p)", first, e.refCache.table)
+	}
+	if err := st.Update(ctx, func(tx *store.Tx) error { _, err := tx.TombstoneDocument("b.md"); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.WarmRefs(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if e.refCache.table == first {
+		t.Fatal("a warm-up after a commit kept the old table")
+	}
+}
