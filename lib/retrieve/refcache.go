@@ -19,9 +19,12 @@ const maxCachedRefs = 400_000
 type refCache struct {
 	mu    sync.Mutex
 	gen   store.Generation
-	refs  map[int64]cachedRef
-	table *store.RefTable // every live chunk of gen, or nil
+	refs  map[int64]cachedRef // read search by search; nil with a table
+	table *store.RefTable     // every live chunk of gen, or nil
 }
+
+// empty reports whether the cache holds no generation yet.
+func (c *refCache) empty() bool { return c.refs == nil && c.table == nil }
 
 type cachedRef struct {
 	ref  store.ChunkRef
@@ -37,10 +40,10 @@ func (e *Engine) refs(ctx context.Context, gen store.Generation, ids []int64) (m
 	out := make(map[int64]store.ChunkRef, len(ids))
 	c.mu.Lock()
 	switch {
-	case c.refs != nil && gen < c.gen:
+	case !c.empty() && gen < c.gen:
 		c.mu.Unlock()
 		return e.Store.ChunkRefs(ctx, ids)
-	case c.refs == nil || gen > c.gen || len(c.refs) > maxCachedRefs:
+	case c.empty() || gen > c.gen || len(c.refs) > maxCachedRefs:
 		c.gen, c.refs, c.table = gen, make(map[int64]cachedRef, len(ids)), nil
 	}
 	if t := c.table; t != nil {
@@ -114,10 +117,10 @@ func (e *Engine) WarmRefs(ctx context.Context) error {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.refs != nil && c.gen > t.Generation() {
+	if !c.empty() && c.gen > t.Generation() {
 		return nil
 	}
-	c.gen, c.refs, c.table = t.Generation(), map[int64]cachedRef{}, t
+	c.gen, c.refs, c.table = t.Generation(), nil, t
 	return nil
 }
 

@@ -47,6 +47,18 @@ func refsStore(t *testing.T) (*store.Store, []int64) {
 	return st, ids
 }
 
+// warmedEngine returns an engine over refsStore's store with its refs
+// warmed (WarmRefs), the store, and the chunk ids.
+func warmedEngine(t *testing.T) (*Engine, *store.Store, []int64) {
+	t.Helper()
+	st, ids := refsStore(t)
+	e := &Engine{Store: st}
+	if err := e.WarmRefs(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return e, st, ids
+}
+
 // TestRefCacheFollowsGenerations: refs warmed at once are dropped when the
 // index changes (a deleted file's chunks are not live any more), a search
 // that began before the change reads the store without replacing the
@@ -54,11 +66,7 @@ func refsStore(t *testing.T) (*store.Store, []int64) {
 // of a newer generation.
 func TestRefCacheFollowsGenerations(t *testing.T) {
 	ctx := context.Background()
-	st, ids := refsStore(t)
-	e := &Engine{Store: st}
-	if err := e.WarmRefs(ctx); err != nil {
-		t.Fatal(err)
-	}
+	e, st, ids := warmedEngine(t)
 	g0, _ := st.Generation(ctx)
 	if e.refCache.table == nil || e.refCache.gen != g0 {
 		t.Fatalf("after WarmRefs: table %v, generation %d (store %d)", e.refCache.table != nil, e.refCache.gen, g0)
@@ -107,11 +115,7 @@ func TestRefCacheFollowsGenerations(t *testing.T) {
 // no second read of every ref).
 func TestWarmRefsSkipsAnUnchangedIndex(t *testing.T) {
 	ctx := context.Background()
-	st, _ := refsStore(t)
-	e := &Engine{Store: st}
-	if err := e.WarmRefs(ctx); err != nil {
-		t.Fatal(err)
-	}
+	e, st, _ := warmedEngine(t)
 	first := e.refCache.table
 	if err := e.WarmRefs(ctx); err != nil {
 		t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"slices"
 )
 
 // RefTable holds the ref of every live chunk of one generation, compactly:
@@ -38,15 +39,17 @@ const maxRefSpread = 8
 // thousand chunks. ErrNoRefTable when ids span more than
 // maxRefSpread times the chunks, or with more than 7 kinds.
 func (s *Store) RefTable(ctx context.Context) (*RefTable, error) {
-	tx, err := s.rd.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
-	if err != nil {
-		return nil, wrapRead(err, "read chunk refs")
-	}
-	defer tx.Rollback()
-	t := &RefTable{}
-	if t.gen, err = generationIn(ctx, tx); err != nil {
-		return nil, err
-	}
+	var t *RefTable
+	err := s.inSnapshot(ctx, func(tx *sql.Tx, gen Generation) (err error) {
+		t, err = readRefTable(ctx, tx, gen)
+		return err
+	})
+	return t, err
+}
+
+// readRefTable reads the RefTable of generation gen in tx.
+func readRefTable(ctx context.Context, tx *sql.Tx, gen Generation) (*RefTable, error) {
+	t := &RefTable{gen: gen}
 	var lo, hi sql.NullInt64
 	var n int64
 	if err := tx.QueryRowContext(ctx, `SELECT min(chunk_id), max(chunk_id), count(*) FROM chunks`).Scan(&lo, &hi, &n); err != nil {
@@ -61,7 +64,7 @@ func (s *Store) RefTable(ctx context.Context) (*RefTable, error) {
 	t.base, t.slots = lo.Int64, make([]uint32, hi.Int64-lo.Int64+1)
 	docIndex := map[int64]uint32{}
 	types := map[string]string{} // one string per document type
-	err = eachRow(ctx, tx, `SELECT doc_id, rel_path, doc_type FROM documents WHERE deleted = 0`, func(rows *sql.Rows) error {
+	err := eachRow(ctx, tx, `SELECT doc_id, rel_path, doc_type FROM documents WHERE deleted = 0`, func(rows *sql.Rows) error {
 		var id int64
 		var r ChunkRef
 		if err := rows.Scan(&id, &r.RelPath, &r.DocType); err != nil {
@@ -90,20 +93,20 @@ func (s *Store) RefTable(ctx context.Context) (*RefTable, error) {
 	if err != nil {
 		return nil, err
 	}
+	tooMany := false // kinds beyond what a slot can name
 	err = eachRow(ctx, tx, `SELECT chunk_id, index_kind FROM chunks WHERE deleted = 0`, func(rows *sql.Rows) error {
 		var id int64
 		var kind string
-		if err := rows.Scan(&id, &kind); err != nil || !t.in(id) {
+		if err := rows.Scan(&id, &kind); err != nil || !t.in(id) || tooMany {
 			return err
 		}
-		k := 0
-		for k < len(t.kinds) && t.kinds[k] != kind {
-			k++
-		}
-		if k == len(t.kinds) {
-			if k == 1<<kindBits-1 {
-				return ErrNoRefTable
+		k := slices.Index(t.kinds, kind)
+		if k < 0 {
+			if len(t.kinds) == 1<<kindBits-1 {
+				tooMany = true
+				return nil
 			}
+			k = len(t.kinds)
 			t.kinds = append(t.kinds, kind)
 		}
 		if t.slots[id-t.base] != 0 {
@@ -113,6 +116,9 @@ func (s *Store) RefTable(ctx context.Context) (*RefTable, error) {
 	})
 	if err != nil {
 		return nil, err
+	}
+	if tooMany {
+		return nil, ErrNoRefTable
 	}
 	return t, nil
 }
@@ -147,9 +153,6 @@ func eachRow(ctx context.Context, tx *sql.Tx, query string, fn func(*sql.Rows) e
 	defer rows.Close()
 	for rows.Next() {
 		if err := fn(rows); err != nil {
-			if errors.Is(err, ErrNoRefTable) {
-				return err
-			}
 			return wrapRead(err, "read chunk refs")
 		}
 	}
