@@ -92,6 +92,21 @@ func (w *Wire) CallTool(ctx context.Context, tool, args string) ([]byte, error) 
 	return w.Post(ctx, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%s,"arguments":%s}}`, w.id, name, args))
 }
 
+// CheckStructured returns the failure an answer to tools/call for a tool
+// with structured output reports (a JSON-RPC error, a result with isError
+// set or without structuredContent), or nil. It reads the bytes without
+// decoding them: inside a JSON string a quote is escaped, so these
+// members followed by their colon can only be the answer's own.
+func CheckStructured(answer []byte) error {
+	switch {
+	case bytes.Contains(answer, []byte(`"error":{`)):
+		return fmt.Errorf("JSON-RPC error: %.300s", answer)
+	case bytes.Contains(answer, []byte(`"isError":true`)) || !bytes.Contains(answer, []byte(`"structuredContent":{`)):
+		return fmt.Errorf("tool error: %.300s", answer)
+	}
+	return nil
+}
+
 // Close ends the session (DELETE with its id).
 func (w *Wire) Close() error {
 	req, err := http.NewRequest("DELETE", w.url, nil)

@@ -1,7 +1,6 @@
 package mcpserver_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -49,8 +48,11 @@ func BenchmarkSearchHTTP(b *testing.B) {
 		mcpserver.BenchRun(b, qs, func(q string) {
 			qj, _ := json.Marshal(q)
 			out, err := w.CallTool(context.Background(), "dir2mcp.search", fmt.Sprintf(`{"query":%s,"k":10}`, qj))
-			if err != nil || !bytes.Contains(out, []byte(`"structuredContent"`)) || bytes.Contains(out, []byte(`"isError":true`)) {
-				b.Fatalf("search %q: %v %s", q, err, out)
+			if err == nil {
+				err = mcpclient.CheckStructured(out)
+			}
+			if err != nil {
+				b.Fatalf("search %q: %v", q, err)
 			}
 		})
 	})

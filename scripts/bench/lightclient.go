@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -39,15 +38,7 @@ func (s lightSearcher) search(ctx context.Context, q string) error {
 	if err != nil {
 		return err
 	}
-	// Inside JSON strings a quote is escaped, so these keys followed by
-	// their colon can only be the answer's own members.
-	switch {
-	case bytes.Contains(out, []byte(`"error":{`)):
-		return fmt.Errorf("JSON-RPC error: %.300s", out)
-	case bytes.Contains(out, []byte(`"isError":true`)) || !bytes.Contains(out, []byte(`"structuredContent":{`)):
-		return fmt.Errorf("dir2mcp.search: tool error: %.300s", out)
-	}
-	return nil
+	return mcpclient.CheckStructured(out)
 }
 
 func (s lightSearcher) close() { s.w.Close() }

@@ -94,12 +94,14 @@ func tail(s string, n int) string {
 
 // load is what clients searching back to back saw.
 type load struct {
+	dur   time.Duration   // how long they searched; 0: not run
 	lat   []time.Duration // every call's latency, sorted
 	errs  int             // failed calls
 	first string          // the first failure
 	// clientCPU is the CPU time this process (all the clients) spent
 	// during the run: on a shared machine it is taken from the server.
-	clientCPU time.Duration
+	// serverCPU is the server's (serverCPU), 0 if unknown.
+	clientCPU, serverCPU time.Duration
 }
 
 // hammer has clients MCP sessions, each its own official go-sdk client
@@ -114,7 +116,9 @@ func hammer(opts mcpclient.Options, qs []string, clients int, dur time.Duration,
 		wg     sync.WaitGroup
 		stopAt = time.Now().Add(dur)
 		cpu0   = procCPU(os.Getpid())
+		srv0   = serverCPU()
 	)
+	out.dur = dur
 	for i := range clients {
 		c, err := dialSearcher(ctx, opts, light)
 		if err != nil {
@@ -143,45 +147,46 @@ func hammer(opts mcpclient.Options, qs []string, clients int, dur time.Duration,
 		}()
 	}
 	wg.Wait()
-	out.clientCPU = procCPU(os.Getpid()) - cpu0
+	out.clientCPU, out.serverCPU = procCPU(os.Getpid())-cpu0, serverCPU()-srv0
 	sortDurations(out.lat)
 	return out, nil
 }
 
-// loadFigures is what one hammer run measured, for the scale table.
-type loadFigures struct {
-	calls, errs          int
-	first                string
-	dur                  time.Duration // 0: not run
-	p50, p99             time.Duration
-	serverCPU, clientCPU time.Duration // over the whole run
-}
-
 // rate is the calls per second, or "–" when not run.
-func (f loadFigures) rate() string {
-	if f.dur == 0 {
+func (l load) rate() string {
+	if l.dur == 0 {
 		return "–"
 	}
-	return fmt.Sprintf("%.0f", float64(f.calls)/f.dur.Seconds())
+	return fmt.Sprintf("%.0f", float64(len(l.lat))/l.dur.Seconds())
 }
 
 // latencies is the errors (with the first) and the latency percentiles.
-func (f loadFigures) latencies() string {
-	if f.dur == 0 {
+func (l load) latencies() string {
+	if l.dur == 0 {
 		return "–"
 	}
-	s := fmt.Sprintf("%d / %s / %s", f.errs, f.p50, f.p99)
-	if f.first != "" {
-		s += " (first: " + f.first + ")"
+	s := fmt.Sprintf("%d / %s / %s", l.errs, pct(l.lat, 50), pct(l.lat, 99))
+	if l.first != "" {
+		s += " (first: " + l.first + ")"
 	}
 	return s
 }
 
 // cpu is the server's and the clients' CPU time per call.
-func (f loadFigures) cpu() string {
-	if f.dur == 0 || f.calls == 0 {
+func (l load) cpu() string {
+	if l.dur == 0 || len(l.lat) == 0 {
 		return "–"
 	}
-	per := func(d time.Duration) float64 { return float64(d) / 1e6 / float64(f.calls) }
-	return fmt.Sprintf("%.2f ms / %.2f ms", per(f.serverCPU), per(f.clientCPU))
+	per := func(d time.Duration) float64 { return float64(d) / 1e6 / float64(len(l.lat)) }
+	return fmt.Sprintf("%.2f ms / %.2f ms", per(l.serverCPU), per(l.clientCPU))
+}
+
+// loadBoth has clients go-sdk clients, then clients light ones, search
+// for dur each.
+func loadBoth(opts mcpclient.Options, qs []string, clients int, dur time.Duration) (sdk, light load, err error) {
+	if sdk, err = hammer(opts, qs, clients, dur, false); err != nil {
+		return
+	}
+	light, err = hammer(opts, qs, clients, dur, true)
+	return
 }

@@ -284,17 +284,13 @@ func searchOnly(corpus, binDir, state, qfile string, nq, clients int, loadTime t
 		if err != nil {
 			return err
 		}
-		for _, light := range []bool{false, true} {
-			cpu0 := serverCPU()
-			l, err := hammer(opts, qs, clients, loadTime, light)
-			if err != nil {
-				return err
-			}
-			cpu := serverCPU() - cpu0
-			fmt.Printf("%d %s for %s: %.0f search calls/s, %d errors, CPU per call: server %.2f ms, clients %.2f ms; p50 %s p99 %s %s\n",
-				clients, clientKind(light), loadTime, float64(len(l.lat))/loadTime.Seconds(), l.errs, float64(cpu)/1e6/float64(max(len(l.lat), 1)),
-				float64(l.clientCPU)/1e6/float64(max(len(l.lat), 1)),
-				pct(l.lat, 50), pct(l.lat, 99), l.first)
+		sdk, light, err := loadBoth(opts, qs, clients, loadTime)
+		if err != nil {
+			return err
+		}
+		for i, l := range []load{sdk, light} {
+			fmt.Printf("%d %s for %s: %s search calls/s; errors / p50 / p99: %s; CPU per call, server / clients: %s\n",
+				clients, clientKind(i == 1), loadTime, l.rate(), l.latencies(), l.cpu())
 		}
 	}
 	if !grepToo {

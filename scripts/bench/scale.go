@@ -41,7 +41,7 @@ type scaleResult struct {
 	idleKB, afterLoadKB     int64
 	idleFileKB, afterFileKB int64 // of which file-backed (mapped vector segments, the binary)
 	p50, p99                time.Duration
-	load, light             loadFigures // go-sdk clients; light clients (lightSearcher)
+	load, light             load // go-sdk clients; light clients (lightSearcher)
 	embedInputs             int64
 	indexLoad, restartLoad  string
 	recall                  vecRecall
@@ -157,19 +157,8 @@ func measureCorpus(c scaleCorpus, o scaleOptions) (scaleResult, error) {
 	}
 	r.p50, r.p99 = pct(lat, 50), pct(lat, 99)
 	if o.clients > 0 {
-		for _, light := range []bool{false, true} {
-			cpu0 := procCPU(up.pid)
-			h, err := hammer(up.opts, o.qs, o.clients, o.loadTime, light)
-			if err != nil {
-				return r, err
-			}
-			f := loadFigures{calls: len(h.lat), errs: h.errs, first: h.first, dur: o.loadTime,
-				p50: pct(h.lat, 50), p99: pct(h.lat, 99), serverCPU: procCPU(up.pid) - cpu0, clientCPU: h.clientCPU}
-			if light {
-				r.light = f
-			} else {
-				r.load = f
-			}
+		if r.load, r.light, err = loadBoth(up.opts, o.qs, o.clients, o.loadTime); err != nil {
+			return r, err
 		}
 	}
 	r.afterLoadKB, r.afterFileKB = procStatusKB(up.pid, "VmRSS"), procStatusKB(up.pid, "RssFile")
