@@ -196,7 +196,7 @@ func (e *Engine) Search(ctx context.Context, req Request) (Result, error) {
 	// What needs only the lexical candidates is done while the vector
 	// channel runs: their refs, definitions and phrase coverage.
 	metas := map[int64]store.ChunkMeta{} // read so far, with their text
-	cov, err := e.lexicalFollowUp(ctx, req, q, gen, cands, metas)
+	cov, err := e.lexicalFollowUp(ctx, kw, req, q, gen, cands, metas)
 	<-vecDone
 	if err != nil {
 		return Result{}, err
@@ -214,7 +214,7 @@ func (e *Engine) Search(ctx context.Context, req Request) (Result, error) {
 	// Every candidate's ref is loaded: the lexical ones' by
 	// lexicalFollowUp, the vector ones' with them.
 	list := knownOf(cands)
-	if err := e.markDefinitions(ctx, list, q.Name); err != nil {
+	if err := e.markDefinitions(ctx, kw, list, q.Name); err != nil {
 		return Result{}, err
 	}
 	if req.Mode == ModeHybrid {

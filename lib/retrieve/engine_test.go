@@ -2,6 +2,7 @@ package retrieve_test
 
 import (
 	"context"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -19,6 +20,7 @@ import (
 	"github.com/dir2mcp/dir2mcp/lib/retrieve"
 	"github.com/dir2mcp/dir2mcp/lib/state"
 	"github.com/dir2mcp/dir2mcp/lib/store"
+	"github.com/dir2mcp/dir2mcp/lib/textsplit"
 	"github.com/dir2mcp/dir2mcp/lib/vector"
 )
 
@@ -390,4 +392,60 @@ func TestWarmedRefsAnswerAsRefsReadPerSearch(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestDefinitionsThroughKeywordIndexAsContexts: marking the chunks that
+// define a name through the keyword index (reading only the contexts its
+// title column may hold the name in) marks the same chunks as reading
+// every chunk's context, for every word of every context, its case
+// changed, and absent names.
+func TestDefinitionsThroughKeywordIndexAsContexts(t *testing.T) {
+	e := setup(t)
+	ctx := context.Background()
+	var ids []int64
+	for id := int64(0); id < 400; id++ {
+		ids = append(ids, id)
+	}
+	contexts, err := e.st.ChunkContexts(ctx, ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{"absent": true, "Next_": true}
+	for _, c := range contexts {
+		textsplit.EachWord(c, func(w string) {
+			names[w], names[strings.ToLower(w)], names[strings.ToUpper(w)] = true, true, true
+		})
+	}
+	if len(names) < 20 {
+		t.Fatalf("only %d names in the corpus's contexts: %v", len(names), contexts)
+	}
+	defining := 0
+	for name := range names {
+		via, err := e.eng.DefinesOf(ctx, ids, name, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all, err := e.eng.DefinesOf(ctx, ids, name, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !maps.Equal(via, all) {
+			t.Errorf("%q: through the keyword index %v, from every context %v", name, trueKeys(via), trueKeys(all))
+		}
+		defining += len(trueKeys(all))
+	}
+	if defining == 0 {
+		t.Fatal("no chunk defines any name")
+	}
+}
+
+func trueKeys(m map[int64]bool) []int64 {
+	var out []int64
+	for k, v := range m {
+		if v {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
 }

@@ -3,10 +3,12 @@ package retrieve
 import (
 	"context"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/dir2mcp/dir2mcp/lib/config"
 	"github.com/dir2mcp/dir2mcp/lib/lexical"
+	"github.com/dir2mcp/dir2mcp/lib/postings"
 	"github.com/dir2mcp/dir2mcp/lib/store"
 	"github.com/dir2mcp/dir2mcp/lib/textsplit"
 )
@@ -20,7 +22,7 @@ import (
 // fusion; 0 otherwise), reading the metas it needs into metas. All of it
 // depends on the lexical candidates alone, so Search runs it while the
 // vector channel is still searching.
-func (e *Engine) lexicalFollowUp(ctx context.Context, req Request, q *lexical.Query, gen store.Generation, cands map[int64]*candidate, metas map[int64]store.ChunkMeta) (float64, error) {
+func (e *Engine) lexicalFollowUp(ctx context.Context, kw *postings.Snapshot, req Request, q *lexical.Query, gen store.Generation, cands map[int64]*candidate, metas map[int64]store.ChunkMeta) (float64, error) {
 	if len(cands) == 0 {
 		return 0, nil
 	}
@@ -28,7 +30,7 @@ func (e *Engine) lexicalFollowUp(ctx context.Context, req Request, q *lexical.Qu
 		return 0, err
 	}
 	list := knownOf(cands)
-	if err := e.markDefinitions(ctx, list, q.Name); err != nil {
+	if err := e.markDefinitions(ctx, kw, list, q.Name); err != nil {
 		return 0, err
 	}
 	if !hybridCC(req, e.Tuning) {
@@ -121,8 +123,12 @@ const exactBonus = 0.2
 const defineBonus = 0.5
 
 // markDefinitions sets defines on the candidates of list not marked yet:
-// whether their context names name (none when name is empty).
-func (e *Engine) markDefinitions(ctx context.Context, list []*candidate, name string) error {
+// whether their context names name (none when name is empty). The
+// keyword index kw (nil: none) spares reading most contexts: its title
+// column holds every word of a chunk's context, so a chunk whose title
+// lacks the name's tokens cannot define it (a context follows the text in
+// its row, and reading it walks a long text's overflow pages).
+func (e *Engine) markDefinitions(ctx context.Context, kw *postings.Snapshot, list []*candidate, name string) error {
 	if name == "" {
 		return nil
 	}
@@ -134,6 +140,16 @@ func (e *Engine) markDefinitions(ctx context.Context, list []*candidate, name st
 	}
 	if len(ids) == 0 {
 		return nil
+	}
+	if kw != nil {
+		held, err := kw.Holding(name, 1<<postings.ColTitle, ids)
+		if err != nil {
+			return err
+		}
+		ids = slices.DeleteFunc(ids, func(id int64) bool {
+			h, known := held[id]
+			return known && !h
+		})
 	}
 	contexts, err := e.Store.ChunkContexts(ctx, ids)
 	if err != nil {
