@@ -81,7 +81,9 @@ func focus(text string, span record.Span, src srcmap.Map, f focusSpec) (string, 
 	def := -1
 	if f.name != "" && f.code && src == nil {
 		for i, ln := range lines {
-			if chunk.DefinedName(ln) == f.name {
+			// The name a line defines is a part of it: the other lines
+			// need no definition patterns tried.
+			if strings.Contains(ln, f.name) && chunk.DefinedName(ln) == f.name {
 				def = i
 				break
 			}
