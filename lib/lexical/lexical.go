@@ -23,7 +23,10 @@ func IndexText(s string) string {
 	var buf [64]byte
 	seen := map[string]struct{}{}
 	textsplit.EachWord(s, func(tok string) {
-		// A repeated word adds nothing, split or not.
+		if textsplit.WholePart(tok) {
+			return // its own only part: nothing to add
+		}
+		// A repeated word adds nothing.
 		if _, ok := seen[tok]; ok {
 			return
 		}

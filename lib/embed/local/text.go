@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/dir2mcp/dir2mcp/lib/textsplit"
 )
 
 // TextVersion names the text preparation below; it is part of the embedder
@@ -100,7 +102,7 @@ func SplitIdentifier(id string) []string {
 }
 
 func appendIdent(b *strings.Builder, id string) {
-	forEachPart(id, func(w string) {
+	add := func(w string) {
 		lw := w
 		if hasUpper(w) {
 			lw = strings.ToLower(w)
@@ -112,7 +114,12 @@ func appendIdent(b *strings.Builder, id string) {
 			b.WriteByte(' ')
 		}
 		b.WriteString(lw)
-	})
+	}
+	if textsplit.WholePart(id) { // one part (forEachPart would yield id alone)
+		add(id)
+		return
+	}
+	forEachPart(id, add)
 }
 
 func hasUpper(s string) bool {
