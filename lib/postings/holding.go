@@ -1,10 +1,6 @@
 package postings
 
-import (
-	"runtime"
-
-	"github.com/dir2mcp/dir2mcp/lib/errcode"
-)
+import "runtime"
 
 // Holding reports, for each of ids that has a live row in s, whether that
 // row holds term within cols: every token of term (tokenized as a query
@@ -29,8 +25,8 @@ func (s *Snapshot) Holding(term string, cols ColumnSet, ids []int64) (out map[in
 		return nil, err
 	}
 	defer func() {
-		if r := recover(); r != nil { // a damaged segment: never a crash
-			out, err = nil, errcode.New(errcode.StoreCorrupt, "keyword index: %v (run `dir2mcp reindex`)", r)
+		if r := recover(); r != nil {
+			out, err = nil, damaged(r)
 		}
 		runtime.KeepAlive(s)
 	}()

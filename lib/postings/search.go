@@ -45,6 +45,12 @@ type unit struct {
 	idf    float64
 }
 
+// damaged is the error of a search that panicked on a damaged segment
+// (recovered: never a crash).
+func damaged(r any) error {
+	return errcode.New(errcode.StoreCorrupt, "keyword index: %v (run `dir2mcp reindex`)", r)
+}
+
 // bm25 constants of fts5_aux.c, as variables so that every operation is
 // done in float64 exactly as the C code does it.
 var k1, bParam = 1.2, 0.75
@@ -57,7 +63,7 @@ func (s *Snapshot) Search(q Query) (hits []Hit, err error) {
 	}
 	defer func() {
 		if r := recover(); r != nil { // a damaged segment: never a crash
-			hits, err = nil, errcode.New(errcode.StoreCorrupt, "keyword index: %v (run `dir2mcp reindex`)", r)
+			hits, err = nil, damaged(r)
 		}
 		runtime.KeepAlive(s)
 	}()

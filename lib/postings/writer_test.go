@@ -106,7 +106,7 @@ func TestWriterFlushMergeReopen(t *testing.T) {
 
 // A segment damaged on disk is refused with STORE_CORRUPT, by the writer
 // when it merges and by readers when the header or tables are wrong;
-// never a crash.
+// never a crash (Search, Holding).
 func TestDamagedSegment(t *testing.T) {
 	dir := t.TempDir()
 	w, _ := OpenWriter(dir)
@@ -130,6 +130,7 @@ func TestDamagedSegment(t *testing.T) {
 		if err != nil {
 			continue // refused at open
 		}
+		s.Holding("read", 1<<ColTitle, []int64{1, 100, 200}) // an answer or an error, never a crash
 		if _, err := s.Search(Query{Groups: [][]string{{"read", "file"}}, Weights: defaultWeights, Limit: 10}); err != nil {
 			continue
 		}
