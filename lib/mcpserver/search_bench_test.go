@@ -37,7 +37,9 @@ import (
 // retrieval); BenchmarkSearchHTTP adds the HTTP layer to it.
 // Each reports the median latency of the gostd doc-sentence queries and
 // the CPU time per call. DIR2MCP_BENCH_STATE names a directory that keeps
-// the state dir between runs (the second run's index is a no-op).
+// the state dir between runs (the second run's index is a no-op). The
+// index is made with the configuration the CLI would load for the corpus
+// (its .dir2mcp.yaml, DIR2MCP_* variables).
 func BenchmarkSearchPath(b *testing.B) {
 	root := os.Getenv("DIR2MCP_BENCH_CORPUS")
 	if root == "" {
@@ -151,7 +153,14 @@ func benchServer(b *testing.B, root string) *Server {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { st.Close() })
-	cfg := config.Default()
+	// The configuration the CLI would use for root (its .dir2mcp.yaml and
+	// DIR2MCP_* overrides): a kept state dir is indexed again with the
+	// settings that made it (ingest.gitignore off for the Linux source, say)
+	// instead of the defaults, which could drop most of it.
+	cfg, _, err := config.Load(config.LoadOptions{Dir: root})
+	if err != nil {
+		b.Fatal(err)
+	}
 	embs, err := embedders.Open(cfg)
 	if err != nil {
 		b.Fatal(err)
