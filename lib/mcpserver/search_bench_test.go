@@ -39,7 +39,8 @@ import (
 // the CPU time per call. DIR2MCP_BENCH_STATE names a directory that keeps
 // the state dir between runs (the second run's index is a no-op). The
 // index is made with the configuration the CLI would load for the corpus
-// (its .dir2mcp.yaml, DIR2MCP_* variables).
+// (its .dir2mcp.yaml, DIR2MCP_* variables), and the chunk refs are read
+// at once after it, as a server does.
 func BenchmarkSearchPath(b *testing.B) {
 	root := os.Getenv("DIR2MCP_BENCH_CORPUS")
 	if root == "" {
@@ -173,6 +174,9 @@ func benchServer(b *testing.B, root string) *Server {
 	eng := retrieve.Open(st, dir, cfg, embs, time.Hour)
 	b.Cleanup(eng.Close)
 	eng.WaitLoaded()
+	if err := eng.WarmRefs(ctx); err != nil { // as a server does after each index run
+		b.Fatal(err)
+	}
 	rfs, err := rootfs.Open(root)
 	if err != nil {
 		b.Fatal(err)
