@@ -10,7 +10,7 @@ GOFLAGS  := -tags=$(TAGS)
 BIN      := bin
 CMDS     := dir2mcp dir2mcp-scan dir2mcp-extract dir2mcp-embed dir2mcp-serve
 
-.PHONY: all build run test test-short bench bench-scale eval fuzz lint vet fmt clean
+.PHONY: all build run test test-unit test-e2e test-short bench bench-scale eval fuzz lint vet fmt clean
 
 all: build
 
@@ -23,11 +23,18 @@ DIR ?= .
 run: build
 	$(BIN)/dir2mcp up --dir $(DIR)
 
-# The e2e tests build and run the binaries, which the test cache cannot
-# see: they always run (-count=1).
-test:
-	$(GO) vet $(GOFLAGS) ./...
+# The unit tests and the e2e tests run side by side (each target's output
+# printed whole when it ends): the unit tests' longest part, the table
+# distillation re-run (TestTableReproducible), keeps one core busy for
+# ~10 minutes after the rest. The e2e tests build and run the binaries,
+# which the test cache cannot see: they always run (-count=1).
+test: vet
+	@$(MAKE) --no-print-directory -j2 -Otarget test-unit test-e2e
+
+test-unit:
 	$(GO) test $(GOFLAGS) -timeout 14m $$($(GO) list ./... | grep -v '/e2e$$')
+
+test-e2e:
 	$(GO) test $(GOFLAGS) -timeout 10m -count=1 ./e2e
 
 test-short:
