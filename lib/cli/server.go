@@ -229,13 +229,14 @@ func (s *service) open(status func(context.Context) indexer.Status) error {
 	// them), not while a restart's no-op index run walks the tree.
 	s.engine = retrieve.OpenDeferred(s.store, e.dir, cfg, embs, time.Second)
 	s.vectors = s.engine.Vectors
-	indexing := e.dir.WatchIndexing()
-	s.engine.Complete = func() bool {
-		if status != nil {
-			return !status(context.Background()).Running
+	if status != nil {
+		s.engine.Complete = func() bool { return !status(context.Background()).Running }
+	} else {
+		indexing := e.dir.WatchIndexing()
+		s.engine.Complete = func() bool {
+			running, err := indexing.Running()
+			return err == nil && !running
 		}
-		running, err := indexing.Running()
-		return err == nil && !running
 	}
 	providers, err := e.providers()
 	if err != nil {

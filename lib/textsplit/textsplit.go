@@ -106,6 +106,10 @@ func EachWord(text string, fn func(word string)) {
 // in word. word should be one word as EachWord yields it; other characters
 // are treated as letters without case. It does not allocate.
 func EachPart(word string, fn func(part string)) {
+	if WholePart(word) { // most words: no split to look for
+		fn(word)
+		return
+	}
 	start := -1   // byte offset of the current part, -1 between parts
 	prev := other // class of the previous letter or digit in the part
 	prevAt := 0   // byte offset of that rune

@@ -130,10 +130,6 @@ func (s *state) text(text string) {
 			s.t.add(mix(wordKey(w)), wordWeight)
 			return
 		}
-		if textsplit.WholePart(w) { // its own only part, without the split
-			s.token(w, wordWeight, true)
-			return
-		}
 		single := false
 		textsplit.EachPart(w, func(p string) {
 			single = len(p) == len(w)

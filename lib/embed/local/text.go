@@ -102,7 +102,7 @@ func SplitIdentifier(id string) []string {
 }
 
 func appendIdent(b *strings.Builder, id string) {
-	add := func(w string) {
+	forEachPart(id, func(w string) {
 		lw := w
 		if hasUpper(w) {
 			lw = strings.ToLower(w)
@@ -114,12 +114,7 @@ func appendIdent(b *strings.Builder, id string) {
 			b.WriteByte(' ')
 		}
 		b.WriteString(lw)
-	}
-	if textsplit.WholePart(id) { // one part (forEachPart would yield id alone)
-		add(id)
-		return
-	}
-	forEachPart(id, add)
+	})
 }
 
 func hasUpper(s string) bool {
@@ -137,6 +132,10 @@ func hasUpper(s string) bool {
 // letter either way, and before the last capital of an acronym followed by a
 // lower-case letter (HTTPServer → HTTP Server).
 func forEachPart(id string, f func(string)) {
+	if textsplit.WholePart(id) { // lower-case after a capital, or digits: one part
+		f(id)
+		return
+	}
 	const (
 		other = iota
 		lower
