@@ -113,10 +113,10 @@ func (s *Snapshot) Search(q Query) (hits []Hit, err error) {
 	}
 	top := newTopHits(q.Limit)
 	w := getWork(len(units))
-	defer putWork(w)
 	for si, g := range s.segs {
 		s.searchSegment(si, g, &q, cols, units, phraseUnit, groupUnits, avgdl, w, top)
 	}
+	putWork(w) // not on a panic (putWork)
 	return top.sorted(), nil
 }
 

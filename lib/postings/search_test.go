@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/dir2mcp/dir2mcp/lib/errcode"
 )
 
 var defaultWeights = [numCols]float64{2, 3, 1}
@@ -99,4 +101,24 @@ func head(h []Hit) []Hit {
 		return h[:5]
 	}
 	return h
+}
+
+// A segment found short while its rows are scored fails the search with
+// STORE_CORRUPT and never crashes the process.
+func TestDamagedWhileScoring(t *testing.T) {
+	r := rand.New(rand.NewSource(4))
+	var bt batch
+	for i := range 300 {
+		bt.add = append(bt.add, randomDoc(r, int64(i+1)))
+	}
+	q := Query{Groups: [][]string{{"read", "file", "the"}}, Weights: defaultWeights, Limit: 10}
+	snap := buildSnapshot(t, t.TempDir(), []batch{bt})
+	if hits, err := snap.Search(q); err != nil || len(hits) == 0 {
+		t.Fatalf("intact index: %d hits, %v", len(hits), err)
+	}
+	g := snap.segs[0]
+	g.lens = g.lens[:1] // the row lengths end after the first row
+	if _, err := snap.Search(q); errcode.Of(err) != errcode.StoreCorrupt {
+		t.Errorf("short segment: err = %v, want STORE_CORRUPT", err)
+	}
 }

@@ -54,6 +54,9 @@ func getWork(units int) *work {
 	return w
 }
 
+// putWork returns w to the pool after a search that completed: one that
+// panicked (a damaged segment) may have left w.slot marked, so its w is
+// dropped.
 func putWork(w *work) { workPool.Put(w) }
 
 // slots returns w's row-to-window map for a segment of n rows, every
