@@ -163,21 +163,24 @@ func compileRedactRules(pattern string) ([]redactRule, error) {
 	if tree.Op == syntax.OpAlternate {
 		subs = tree.Sub
 	}
+	srcs := subSources(pattern, tree, subs)
 	var rules []redactRule
-	for _, sub := range subs {
-		whole, err := regexp.Compile(sub.String())
+	for i, sub := range subs {
+		src := srcs[i]
+		whole, err := regexp.Compile(src)
 		if err != nil {
 			// The tree printed back does not compile: search the pattern
 			// as written.
 			return []redactRule{{whole: regexp.MustCompile(pattern)}}, nil
 		}
 		r := redactRule{whole: whole}
-		core := sub
+		core, coreSrc := sub, src
 		if core.Op == syntax.OpConcat && len(core.Sub) > 1 && core.Sub[0].Op == syntax.OpWordBoundary {
 			core = &syntax.Regexp{Op: syntax.OpConcat, Flags: core.Flags, Sub: core.Sub[1:]}
+			coreSrc = sourceOf(core, withoutLeadingBoundary(src))
 			r.boundary = true
 		}
-		if a, err := compileAlternative(core); err == nil {
+		if a, err := compileAlternative(core, coreSrc); err == nil {
 			r.alt = a
 		}
 		rules = append(rules, r)

@@ -58,3 +58,28 @@ func TestRedactGOROOTFalsePositives(t *testing.T) {
 		t.Errorf("default redaction masks spans in %d files of the Go standard library, want at most 1%% (%d)", total, limit)
 	}
 }
+
+// BenchmarkCompileBuiltinRules is what compiling the built-in patterns
+// costs: as redaction rules (a server's first masking, or its warm-up) and
+// as secret exclusions (before a server listens).
+func BenchmarkCompileBuiltinRules(b *testing.B) {
+	all := append(append([]string{}, DefaultSecretPatterns...), DefaultRedactPatterns...)
+	b.Run("redact", func(b *testing.B) {
+		for b.Loop() {
+			for _, p := range all {
+				if _, err := compileRedactRules(p); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+	b.Run("secret", func(b *testing.B) {
+		for b.Loop() {
+			for _, p := range DefaultSecretPatterns {
+				if _, err := compileSecret(p); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+}

@@ -131,9 +131,10 @@ func compileSecret(pattern string) (*secretRule, error) {
 	if top.Op == syntax.OpAlternate {
 		subs = top.Sub
 	}
+	srcs := subSources(pattern, tree, subs)
 	r := &secretRule{}
-	for _, sub := range subs {
-		a, err := compileAlternative(sub)
+	for i, sub := range subs {
+		a, err := compileAlternative(sub, srcs[i])
 		if err != nil {
 			// The tree printed back does not compile: keep the exact
 			// whole-pattern regexp as the only alternative.
@@ -144,8 +145,9 @@ func compileSecret(pattern string) (*secretRule, error) {
 	return r, nil
 }
 
-func compileAlternative(sub *syntax.Regexp) (*alternative, error) {
-	src := sub.String()
+// compileAlternative compiles one alternative of a pattern, sub, whose
+// source is src (sourceOf).
+func compileAlternative(sub *syntax.Regexp, src string) (*alternative, error) {
 	re, err := regexp.Compile(src)
 	if err != nil {
 		return nil, err
