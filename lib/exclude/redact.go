@@ -169,7 +169,7 @@ func compileRedactRules(pattern string) ([]redactRule, error) {
 		src := srcs[i]
 		whole, err := regexp.Compile(src)
 		if err != nil {
-			// The tree printed back does not compile: search the pattern
+			// The alternative's source does not compile: search the pattern
 			// as written.
 			return []redactRule{{whole: regexp.MustCompile(pattern)}}, nil
 		}

@@ -136,7 +136,7 @@ func compileSecret(pattern string) (*secretRule, error) {
 	for i, sub := range subs {
 		a, err := compileAlternative(sub, srcs[i])
 		if err != nil {
-			// The tree printed back does not compile: keep the exact
+			// The alternative's source does not compile: keep the exact
 			// whole-pattern regexp as the only alternative.
 			return &secretRule{alts: []*alternative{{re: whole}}}, nil
 		}
