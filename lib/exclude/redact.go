@@ -151,18 +151,33 @@ type redactRule struct {
 	litIDs   []int32        // alt.lits in the ruleSet's literalIndex
 }
 
+// topAlternatives returns the alternatives of a pattern's tree: its
+// subexpressions when it is an alternation, else the tree itself.
+func topAlternatives(tree *syntax.Regexp) []*syntax.Regexp {
+	if tree.Op == syntax.OpAlternate {
+		return tree.Sub
+	}
+	return []*syntax.Regexp{tree}
+}
+
+// withoutBoundary returns sub without the \b it starts with, and whether
+// it starts with one (and more).
+func withoutBoundary(sub *syntax.Regexp) (*syntax.Regexp, bool) {
+	if sub.Op != syntax.OpConcat || len(sub.Sub) < 2 || sub.Sub[0].Op != syntax.OpWordBoundary {
+		return sub, false
+	}
+	return &syntax.Regexp{Op: syntax.OpConcat, Flags: sub.Flags, Sub: sub.Sub[1:]}, true
+}
+
 func compileRedactRules(pattern string) ([]redactRule, error) {
-	if _, err := compileSecret(pattern); err != nil { // compiles, does not match ""
+	if _, err := checkPattern(pattern); err != nil {
 		return nil, err
 	}
 	tree, err := syntax.Parse(pattern, syntax.Perl)
 	if err != nil {
 		return nil, err
 	}
-	subs := []*syntax.Regexp{tree}
-	if tree.Op == syntax.OpAlternate {
-		subs = tree.Sub
-	}
+	subs := topAlternatives(tree)
 	srcs := subSources(pattern, tree, subs)
 	var rules []redactRule
 	for i, sub := range subs {
@@ -175,10 +190,8 @@ func compileRedactRules(pattern string) ([]redactRule, error) {
 		}
 		r := redactRule{whole: whole}
 		core, coreSrc := sub, src
-		if core.Op == syntax.OpConcat && len(core.Sub) > 1 && core.Sub[0].Op == syntax.OpWordBoundary {
-			core = &syntax.Regexp{Op: syntax.OpConcat, Flags: core.Flags, Sub: core.Sub[1:]}
-			coreSrc = sourceOf(core, withoutLeadingBoundary(src))
-			r.boundary = true
+		if c, ok := withoutBoundary(sub); ok {
+			core, coreSrc, r.boundary = c, sourceOf(c, withoutLeadingBoundary(src)), true
 		}
 		if a, err := compileAlternative(core, coreSrc); err == nil {
 			r.alt = a

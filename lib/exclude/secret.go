@@ -111,7 +111,9 @@ func withRare(l literal) literal {
 	return l
 }
 
-func compileSecret(pattern string) (*secretRule, error) {
+// checkPattern compiles a secret or redaction pattern whole, refusing
+// one that is empty or matches the empty string.
+func checkPattern(pattern string) (*regexp.Regexp, error) {
 	if pattern == "" {
 		return nil, errors.New("empty pattern would match every file")
 	}
@@ -121,6 +123,14 @@ func compileSecret(pattern string) (*secretRule, error) {
 	}
 	if whole.MatchString("") {
 		return nil, errors.New("pattern matches the empty string, so it would exclude every file")
+	}
+	return whole, nil
+}
+
+func compileSecret(pattern string) (*secretRule, error) {
+	whole, err := checkPattern(pattern)
+	if err != nil {
+		return nil, err
 	}
 	tree, err := syntax.Parse(pattern, syntax.Perl)
 	if err != nil {

@@ -40,10 +40,7 @@ func TestBuiltinAlternativesKeepTheirSources(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		subs := []*syntax.Regexp{tree}
-		if tree.Op == syntax.OpAlternate {
-			subs = tree.Sub
-		}
+		subs := topAlternatives(tree)
 		fromPattern := func(src string) bool {
 			return src != "" && strings.Contains(p, strings.TrimPrefix(src, leadingFlags(p)))
 		}
@@ -51,9 +48,7 @@ func TestBuiltinAlternativesKeepTheirSources(t *testing.T) {
 			if got, err := syntax.Parse(src, syntax.Perl); err != nil || !got.Equal(subs[i]) || !fromPattern(src) {
 				t.Errorf("%q: alternative %d: source %q (parse error %v)", p, i, src, err)
 			}
-			sub := subs[i]
-			if sub.Op == syntax.OpConcat && len(sub.Sub) > 1 && sub.Sub[0].Op == syntax.OpWordBoundary {
-				core := &syntax.Regexp{Op: syntax.OpConcat, Flags: sub.Flags, Sub: sub.Sub[1:]}
+			if core, ok := withoutBoundary(subs[i]); ok {
 				if cs := sourceOf(core, withoutLeadingBoundary(src)); !fromPattern(cs) {
 					t.Errorf("%q: alternative %d without its \\b: source %q", p, i, cs)
 				}
