@@ -2,6 +2,7 @@ package lexical
 
 import (
 	"math"
+	"math/rand"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -251,6 +252,51 @@ func TestCoveredPrefilterMatchesEveryLine(t *testing.T) {
 				if got := m.Covered(ln); got != want {
 					t.Fatalf("query %q, text %d line %d %q: Covered %b, term by term %b (prefilter %v, cores %q)", q, ti, i, ln, got, want, m.pre.on, m.pre.cores)
 				}
+			}
+		}
+	}
+}
+
+// Matching only the words where a term's core may start finds, line for
+// line, what matching every word finds: over random lines of identifiers
+// in every case style, digits, underscores, punctuation and non-ASCII
+// letters next to ASCII ones, for random queries of their words.
+func TestCoveredMatchesEveryWordRandom(t *testing.T) {
+	r := rand.New(rand.NewSource(5))
+	pieces := []string{"read", "Read", "READ", "reader", "readers", "entries", "Entry", "entry", "y", "io", "IO",
+		"http", "HTTP", "Server", "serve", "serving", "2", "128", "x86", "_", "__init__", "utf", "UTF", "8",
+		"naïve", "ï", "Ünï", "\u212aey", "ſecret", "secret", "Secrets", "s", "URLs", "For", "key", "Keys", "tls"}
+	seps := []string{" ", " ", ".", "(", ")", ", ", "-", "/", "\t", ":=", "'", "\""}
+	word := func() string {
+		var b strings.Builder
+		for range 1 + r.Intn(3) {
+			b.WriteString(pieces[r.Intn(len(pieces))])
+			if r.Intn(4) == 0 {
+				b.WriteByte('_')
+			}
+		}
+		return b.String()
+	}
+	for range 300 {
+		var q []string
+		for range 1 + r.Intn(4) {
+			q = append(q, word())
+		}
+		s := Parse(strings.Join(q, " ")).TermSet()
+		m := s.Matcher()
+		for range 40 {
+			var b strings.Builder
+			for range r.Intn(9) {
+				b.WriteString(word())
+				b.WriteString(seps[r.Intn(len(seps))])
+			}
+			ln := b.String()
+			var want uint64
+			for k := range s.Covered(ln) {
+				want |= m.bit[k]
+			}
+			if got := m.Covered(ln); got != want {
+				t.Fatalf("query %q, line %q: Covered %b, every word %b (cores %q)", q, ln, got, want, m.pre.cores)
 			}
 		}
 	}

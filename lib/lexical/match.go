@@ -77,13 +77,42 @@ func (s TermSet) Matcher() *Matcher {
 func (m *Matcher) Terms() []string { return m.terms }
 
 // Covered is the set of terms (bits) that occur in text as a word or an
-// identifier part, as TermSet.Covered finds them. Text where no term's
-// core starts a word or a part (prefilter) is not matched word by word: a
-// line of text, as a snippet tests them, mostly holds none.
+// identifier part, as TermSet.Covered finds them. In ASCII text only the
+// words where a term's core starts the word or a part (prefilter) are
+// matched, word by word: a line of text, as a snippet tests them, mostly
+// holds none, and the others few. Text with non-ASCII bytes is matched
+// whole.
 func (m *Matcher) Covered(text string) uint64 {
-	if !m.pre.mayHold(text) {
-		return 0
+	p := &m.pre
+	if !p.on {
+		return m.wordBits(text)
 	}
+	var bits uint64
+	for j := 0; j < len(text); j++ {
+		c := text[j]
+		switch {
+		case !p.first[c]:
+			continue
+		case c >= utf8.RuneSelf:
+			return bits | m.wordBits(text)
+		case 'a' <= c && c <= 'z' && j > 0 && 'a' <= text[j-1] && text[j-1] <= 'z':
+			continue // inside a lower-case run: no word or part starts
+		case !p.coreAt(text, j):
+			continue
+		}
+		lo, hi, ok := textsplit.ASCIIWordAround(text, j)
+		if !ok {
+			return bits | m.wordBits(text)
+		}
+		bits |= m.wordBits(text[lo:hi])
+		j = hi - 1 // on after the word
+	}
+	return bits
+}
+
+// wordBits is the set of terms (bits) the words of text and their parts
+// stem to.
+func (m *Matcher) wordBits(text string) uint64 {
 	var bits uint64
 	eachStem(text, &m.first, func(t string) { bits |= m.bit[t] })
 	return bits

@@ -8,8 +8,8 @@ import (
 
 // A Matcher's prefilter: ASCII text never stems to a term unless, at a
 // place where a word or an identifier part may start, it holds the term's
-// core (termCore) in some case. Lines of code and prose mostly hold none,
-// and are then not matched word by word.
+// core (termCore) in some case. Most words of code and prose hold none,
+// and are then not stemmed at all.
 type prefilter struct {
 	on    bool
 	cores []string // ASCII lower-case
@@ -61,28 +61,13 @@ func isASCII(s string) bool {
 	return true
 }
 
-// mayHold reports whether a word or an identifier part of text may stem to
-// a term: text has non-ASCII bytes, or a core starts (ASCII case folded)
-// where a word or a part may start. textsplit starts neither between two
-// lower-case ASCII letters.
-func (p *prefilter) mayHold(text string) bool {
-	if !p.on {
-		return true
-	}
-	for j := 0; j < len(text); j++ {
-		c := text[j]
-		switch {
-		case !p.first[c]:
-			continue
-		case c >= utf8.RuneSelf:
+// coreAt reports whether a term's core starts at text[j], in some case.
+// Covered asks it where a word or an identifier part may start: not
+// between two lower-case ASCII letters (textsplit starts neither there).
+func (p *prefilter) coreAt(text string, j int) bool {
+	for _, core := range p.cores {
+		if len(text)-j >= len(core) && equalFoldASCII(text[j:j+len(core)], core) {
 			return true
-		case 'a' <= c && c <= 'z' && j > 0 && 'a' <= text[j-1] && text[j-1] <= 'z':
-			continue // inside a lower-case run
-		}
-		for _, core := range p.cores {
-			if len(text)-j >= len(core) && equalFoldASCII(text[j:j+len(core)], core) {
-				return true
-			}
 		}
 	}
 	return false

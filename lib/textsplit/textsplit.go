@@ -190,6 +190,41 @@ func single(word string) bool {
 	return n == 1 && whole
 }
 
+// ASCIIWordAround returns the bounds [lo, hi) of the word EachWord yields
+// that holds byte i of text, when that word is all ASCII. ok is false when
+// text[i] is not an ASCII letter, digit or underscore, when the run of
+// them holding it borders a non-ASCII byte (the word may go on there), or
+// when the run has no letter or digit (it is no word).
+func ASCIIWordAround(text string, i int) (lo, hi int, ok bool) {
+	if i < 0 || i >= len(text) || text[i] >= utf8.RuneSelf || asciiClass[text[i]] == other {
+		return 0, 0, false
+	}
+	alnum := false
+	lo = i
+	for lo > 0 {
+		c := text[lo-1]
+		if c >= utf8.RuneSelf {
+			return 0, 0, false
+		}
+		if asciiClass[c] == other {
+			break
+		}
+		lo--
+	}
+	for hi = lo; hi < len(text); hi++ {
+		c := text[hi]
+		if c >= utf8.RuneSelf {
+			return 0, 0, false
+		}
+		k := asciiClass[c]
+		if k == other {
+			break
+		}
+		alnum = alnum || k != underscore
+	}
+	return lo, hi, alnum
+}
+
 // WholePart reports, cheaply, that EachPart yields word alone: ASCII
 // lower-case letters after an optional capital ("returns", "Returns"), or
 // ASCII digits ("128"). It is a cheap check for most words of prose and

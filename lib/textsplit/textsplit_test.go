@@ -153,3 +153,36 @@ func TestWholePartIsEachPartsOnlyPart(t *testing.T) {
 		}
 	}
 }
+
+// ASCIIWordAround finds the word EachWord yields around a byte, and
+// declines where that word may not be all ASCII or is no word.
+func TestASCIIWordAround(t *testing.T) {
+	for _, c := range []struct {
+		text   string
+		i      int
+		lo, hi int
+		ok     bool
+	}{
+		{"x := parseHTTP_header2(y)", 7, 5, 22, true},
+		{"x := parseHTTP_header2(y)", 5, 5, 22, true},
+		{"x := parseHTTP_header2(y)", 21, 5, 22, true},
+		{"x := parseHTTP_header2(y)", 0, 0, 1, true},
+		{"x := parseHTTP_header2(y)", 1, 0, 0, false}, // a space
+		{"a __ b", 2, 0, 0, false},                    // underscores alone
+		{"naïve words", 0, 0, 0, false},               // runs into "ï"
+		{"Ünïcode", 4, 0, 0, false},
+		{"end", 3, 0, 0, false}, // out of range
+	} {
+		lo, hi, ok := ASCIIWordAround(c.text, c.i)
+		if ok != c.ok || ok && (lo != c.lo || hi != c.hi) {
+			t.Errorf("ASCIIWordAround(%q, %d) = %d, %d, %v; want %d, %d, %v", c.text, c.i, lo, hi, ok, c.lo, c.hi, c.ok)
+		}
+		if ok {
+			var words []string
+			EachWord(c.text, func(w string) { words = append(words, w) })
+			if !slices.Contains(words, c.text[lo:hi]) {
+				t.Errorf("%q is not a word of %q (%q)", c.text[lo:hi], c.text, words)
+			}
+		}
+	}
+}
