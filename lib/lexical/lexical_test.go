@@ -245,11 +245,7 @@ func TestCoveredPrefilterMatchesEveryLine(t *testing.T) {
 		m := s.Matcher()
 		for ti, text := range texts {
 			for i, ln := range strings.Split(text, "\n") {
-				var want uint64 // term by term, no prefilter
-				for k := range s.Covered(ln) {
-					want |= m.bit[k]
-				}
-				if got := m.Covered(ln); got != want {
+				if got, want := m.Covered(ln), everyWordBits(s, m, ln); got != want {
 					t.Fatalf("query %q, text %d line %d %q: Covered %b, term by term %b (prefilter %v, cores %q)", q, ti, i, ln, got, want, m.pre.on, m.pre.cores)
 				}
 			}
@@ -291,13 +287,19 @@ func TestCoveredMatchesEveryWordRandom(t *testing.T) {
 				b.WriteString(seps[r.Intn(len(seps))])
 			}
 			ln := b.String()
-			var want uint64
-			for k := range s.Covered(ln) {
-				want |= m.bit[k]
-			}
-			if got := m.Covered(ln); got != want {
+			if got, want := m.Covered(ln), everyWordBits(s, m, ln); got != want {
 				t.Fatalf("query %q, line %q: Covered %b, every word %b (cores %q)", q, ln, got, want, m.pre.cores)
 			}
 		}
 	}
+}
+
+// everyWordBits is what m.Covered must find in text: the bits of the
+// terms TermSet.Covered finds matching every word and part, no prefilter.
+func everyWordBits(s TermSet, m *Matcher, text string) uint64 {
+	var bits uint64
+	for k := range s.Covered(text) {
+		bits |= m.bit[k]
+	}
+	return bits
 }
