@@ -433,9 +433,29 @@ func modeNote(mode string) string {
 // show up (with notifications/resources/list_changed) without waiting for
 // the periodic poll.
 func (s *service) refresh(kind string) {
+	s.reloadVectors(kind)
+	_ = s.mcp.Refresh(context.Background())
+}
+
+// reloadVectors loads kind's vector file if it changed on disk.
+func (s *service) reloadVectors(kind string) {
 	if r := s.vectors[kind]; r != nil {
 		if err := r.Refresh(); err != nil {
 			s.e.ev.Emit(events.Warn, record.EvNotice, map[string]any{"message": "reloading " + kind + " vectors: " + err.Error()})
+		}
+	}
+}
+
+// refreshIndexes makes every vector file and the keyword index as they
+// are on disk now visible to searches (another writer in this process
+// changed them: a replica), and updates the resource list.
+func (s *service) refreshIndexes() {
+	for kind := range s.vectors {
+		s.reloadVectors(kind)
+	}
+	if kw := s.engine.Keywords; kw != nil {
+		if err := kw.Refresh(); err != nil {
+			s.e.ev.Emit(events.Warn, record.EvNotice, map[string]any{"message": "reloading the keyword index: " + err.Error()})
 		}
 	}
 	_ = s.mcp.Refresh(context.Background())

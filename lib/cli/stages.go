@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"sync/atomic"
 
 	"github.com/dir2mcp/dir2mcp/lib/errcode"
 	"github.com/dir2mcp/dir2mcp/lib/events"
@@ -282,8 +283,13 @@ func runServe(ctx context.Context, cmd *ucli.Command) error {
 	// A server merges its keyword index's segments once idle.
 	defer postings.Serving(e.dir.Path)()
 	replicaErr := make(chan error, 1)
+	var serving atomic.Pointer[service] // for the replica, once it serves
 	if cmd.String("from") != "" {
-		stop, err := startReplica(ctx, e, cmd, st, replicaErr)
+		stop, err := startReplica(ctx, e, cmd, st, replicaErr, func() {
+			if s := serving.Load(); s != nil {
+				s.refreshIndexes()
+			}
+		})
 		if err != nil {
 			return err
 		}
@@ -294,6 +300,8 @@ func runServe(ctx context.Context, cmd *ucli.Command) error {
 		return err
 	}
 	defer svc.shutdown()
+	serving.Store(svc)
+	svc.refreshIndexes() // what the replica applied while the service started
 	if err := svc.announce(""); err != nil {
 		return err
 	}

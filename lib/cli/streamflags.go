@@ -143,7 +143,9 @@ func sameServers(a, b stream.Endpoint) bool {
 // startReplica makes serve a replica: it takes the writer locks of its
 // state dir and applies the records of --from in the background. Errors
 // that stop it arrive on errs; stop ends it and releases the locks.
-func startReplica(ctx context.Context, e *env, cmd *ucli.Command, st *store.Store, errs chan<- error) (stop func(), err error) {
+// changed is called before the replica reports itself caught up after
+// applying records (Replica.Changed).
+func startReplica(ctx context.Context, e *env, cmd *ucli.Command, st *store.Store, errs chan<- error, changed func()) (stop func(), err error) {
 	release, err := indexer.Lock(e.dir)
 	if err != nil {
 		return nil, err
@@ -160,7 +162,7 @@ func startReplica(ctx context.Context, e *env, cmd *ucli.Command, st *store.Stor
 		return nil, err
 	}
 	r := &streamstage.Replica{Conn: c, Subject: ep.Subject, Store: st, Dir: e.dir, Embedders: embs, Events: e.ev,
-		Extractor: &indexer.Extractor{Config: e.cfg, Events: e.ev}}
+		Extractor: &indexer.Extractor{Config: e.cfg, Events: e.ev}, Changed: changed}
 	if err := r.Open(ctx); err != nil {
 		c.Close()
 		release()

@@ -34,6 +34,11 @@ type Replica struct {
 	Extractor *indexer.Extractor        // its Store is Store
 	Embedders map[string]embed.Embedder // the configured models (IDs of the vectors to take)
 	Events    *events.Emitter
+	// Changed, if set, is called before the replica reports itself caught
+	// up when it applied records since the last call: an in-process server
+	// loads its vector and keyword snapshots then, so searches answer from
+	// everything applied once it says it is caught up.
+	Changed func()
 
 	stream   string
 	applied  atomic.Uint64 // last stream sequence applied
@@ -48,8 +53,10 @@ type Replica struct {
 	attachCost time.Duration
 	// unsynced: applied records the keyword index may not hold yet.
 	unsynced bool
-	emb      *indexer.Embedding
-	cache    map[string]*stored
+	// told: Changed was called after the last applied record.
+	told  bool
+	emb   *indexer.Embedding
+	cache map[string]*stored
 }
 
 // Status is what stats reports about a replica.
@@ -166,7 +173,14 @@ func (r *Replica) follow(ctx context.Context) error {
 		}
 		if info := cons.CachedInfo(); info != nil {
 			r.lag.Store(info.NumPending)
-			r.caught.Store(info.NumPending == 0 && len(msgs) == 0 && len(r.dirty) == 0 && !r.unsynced)
+			caught := info.NumPending == 0 && len(msgs) == 0 && len(r.dirty) == 0 && !r.unsynced
+			if caught && !r.told {
+				if r.Changed != nil {
+					r.Changed()
+				}
+				r.told = true
+			}
+			r.caught.Store(caught)
 		}
 	}
 	return nil
@@ -230,7 +244,7 @@ func (r *Replica) apply(ctx context.Context, msgs []jetstream.Msg) error {
 		return err
 	}
 	r.applied.Store(last)
-	r.unsynced = true
+	r.unsynced, r.told = true, false
 	if r.dirty == nil {
 		r.dirty = map[string]bool{}
 	}

@@ -3,6 +3,7 @@ package streamstage
 import (
 	"context"
 	"fmt"
+	"github.com/dir2mcp/dir2mcp/lib/vector"
 	"sort"
 	"strings"
 	"testing"
@@ -117,9 +118,21 @@ func TestReplicaMatchesLocalIndexAndResumes(t *testing.T) {
 	pipeline()
 
 	rdir := state.Resolve(root, t.TempDir())
+	// Changed runs before the replica says it is caught up, with every
+	// vector on disk: what a server reloads then is complete.
+	vectors := func(dir state.Dir) (n int) {
+		for _, kind := range []string{record.KindText, record.KindCode} {
+			if ix, err := vector.Open(dir.Join(vector.FileName(kind))); err == nil {
+				n += ix.Len()
+			}
+		}
+		return n
+	}
+	changed := []int{}
 	replica := func() *Replica {
 		r := &Replica{Conn: conn, Subject: "d2m.chunks", Store: openStore(t, rdir), Dir: rdir, Embedders: embs,
-			Extractor: &indexer.Extractor{Config: config.Default(), Events: events.Discard()}, Events: events.Discard()}
+			Extractor: &indexer.Extractor{Config: config.Default(), Events: events.Discard()}, Events: events.Discard(),
+			Changed: func() { changed = append(changed, vectors(rdir)) }}
 		if err := r.Open(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -127,6 +140,9 @@ func TestReplicaMatchesLocalIndexAndResumes(t *testing.T) {
 	}
 	r1 := replica()
 	catchUp(t, r1)
+	if want := vectors(local); len(changed) == 0 || changed[len(changed)-1] != want || want == 0 {
+		t.Errorf("Changed calls saw %v vectors on disk, want the last with all %d", changed, want)
+	}
 	wantDocs, wantChunks := snapshot(t, lst)
 	gotDocs, gotChunks := snapshot(t, r1.Store)
 	if fmt.Sprint(gotDocs) != fmt.Sprint(wantDocs) {
