@@ -46,7 +46,7 @@ func hybridCC(req Request, t config.SearchConfig) bool {
 }
 
 // fuse scores candidates (see fuseCC and fuseRRF) and sorts them best
-// first. A chunk holding an identifier the query names gets a lexical bonus,
+// first (ties: the better lexical rank, then path, then id). A chunk holding an identifier the query names gets a lexical bonus,
 // so a weak vector neighbour cannot outrank a chunk that literally contains
 // the rare identifier the user typed.
 func (e *Engine) fuse(list []*candidate, wv float64, demoteTests bool) {
@@ -70,6 +70,10 @@ func (e *Engine) fuse(list []*candidate, wv float64, demoteTests bool) {
 		}
 		if list[i].lexRank != list[j].lexRank {
 			return rankLess(list[i].lexRank, list[j].lexRank)
+		}
+		// By path, not id alone, so two indexes of one tree agree.
+		if a, b := list[i].ref.RelPath, list[j].ref.RelPath; a != b {
+			return a < b
 		}
 		return list[i].id < list[j].id
 	})

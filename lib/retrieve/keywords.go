@@ -1,7 +1,10 @@
 package retrieve
 
 import (
+	"cmp"
 	"context"
+	"slices"
+	"strings"
 
 	"github.com/dir2mcp/dir2mcp/lib/lexical"
 	"github.com/dir2mcp/dir2mcp/lib/postings"
@@ -28,38 +31,86 @@ func (e *Engine) keywords() *postings.Snapshot {
 // the result is the filtered set's best limit. Without such filters the
 // hits are the index's, and may include chunks deleted since it was built;
 // with them, only live chunks are returned.
+//
+// Equal scores are ordered by path, then chunk id (orderTies), and a tie
+// at the limit is read whole before it is cut: which chunks make the cut,
+// and in what order, does not depend on the order the chunks were indexed
+// in (ids), so two indexes of one tree (a replica, a re-index) agree.
 func (e *Engine) keywordSearch(ctx context.Context, kw *postings.Snapshot, gen store.Generation, x lexical.Expr, f store.ChunkFilter, limit int) ([]postings.Hit, error) {
 	if x.Empty() || limit <= 0 || kw == nil {
 		return nil, nil
 	}
-	q := postings.Query{Groups: x.Groups, Cols: columnSet(x.Cols), Weights: keywordWeights, Kinds: f.IndexKinds, Limit: limit}
+	q := postings.Query{Groups: x.Groups, Cols: columnSet(x.Cols), Weights: keywordWeights, Kinds: f.IndexKinds, Limit: limit + limit/2}
 	rest := f
 	rest.IndexKinds = nil
-	if rest.Empty() {
-		return kw.Search(q)
+	if !rest.Empty() {
+		q.Limit = limit * 8
 	}
-	q.Limit = limit * 8
 	for {
 		hits, err := kw.Search(q)
 		if err != nil {
 			return nil, err
 		}
-		ids := make([]int64, len(hits))
-		for i, h := range hits {
-			ids[i] = h.ID
+		out := hits
+		if !rest.Empty() {
+			ids := make([]int64, len(hits))
+			for i, h := range hits {
+				ids[i] = h.ID
+			}
+			out = make([]postings.Hit, 0, limit)
+			err = e.passing(ctx, gen, ids, rest, len(hits), func(i int, _ store.ChunkRef) {
+				out = append(out, hits[i])
+			})
+			if err != nil {
+				return nil, err
+			}
 		}
-		out := make([]postings.Hit, 0, limit)
-		err = e.passing(ctx, gen, ids, rest, limit, func(i int, _ store.ChunkRef) {
-			out = append(out, hits[i])
-		})
-		if err != nil {
-			return nil, err
-		}
-		if len(out) == limit || len(hits) < q.Limit {
-			return out, nil
+		more := len(hits) == q.Limit // rows may be left unread
+		switch {
+		case more && len(out) < limit:
+			// Too few passed the filters: read further.
+		case more && hits[len(hits)-1].Score == out[limit-1].Score && q.Limit < maxTieRead*limit:
+			// The last row read ties the limit's hit: read the rest of the tie.
+		default:
+			if err := e.orderTies(ctx, gen, out); err != nil {
+				return nil, err
+			}
+			return out[:min(limit, len(out))], nil
 		}
 		q.Limit *= 4
 	}
+}
+
+// maxTieRead bounds how far keywordSearch reads for the end of a tie at
+// its limit: a tie longer than maxTieRead·limit rows is cut by id.
+const maxTieRead = 32
+
+// orderTies sorts each run of equal scores in hits (best first) by path,
+// then id.
+func (e *Engine) orderTies(ctx context.Context, gen store.Generation, hits []postings.Hit) error {
+	var tied []int64
+	for i := range hits {
+		if i > 0 && hits[i].Score == hits[i-1].Score || i+1 < len(hits) && hits[i].Score == hits[i+1].Score {
+			tied = append(tied, hits[i].ID)
+		}
+	}
+	if len(tied) == 0 {
+		return nil
+	}
+	refs, err := e.refs(ctx, gen, tied)
+	if err != nil {
+		return err
+	}
+	slices.SortStableFunc(hits, func(a, b postings.Hit) int {
+		if c := cmp.Compare(b.Score, a.Score); c != 0 {
+			return c
+		}
+		if c := strings.Compare(refs[a.ID].RelPath, refs[b.ID].RelPath); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
+	return nil
 }
 
 // columnSet maps lexical column names to a postings column set (none:
