@@ -284,7 +284,8 @@ func runServe(ctx context.Context, cmd *ucli.Command) error {
 	defer postings.Serving(e.dir.Path)()
 	replicaErr := make(chan error, 1)
 	var serving atomic.Pointer[service] // for the replica, once it serves
-	if cmd.String("from") != "" {
+	replica := cmd.String("from") != ""
+	if replica {
 		stop, err := startReplica(ctx, e, cmd, st, replicaErr, func() {
 			if s := serving.Load(); s != nil {
 				s.refreshIndexes()
@@ -300,8 +301,10 @@ func runServe(ctx context.Context, cmd *ucli.Command) error {
 		return err
 	}
 	defer svc.shutdown()
-	serving.Store(svc)
-	svc.refreshIndexes() // what the replica applied while the service started
+	if replica {
+		serving.Store(svc)
+		svc.refreshIndexes() // what the replica applied while the service started
+	}
 	if err := svc.announce(""); err != nil {
 		return err
 	}

@@ -72,6 +72,7 @@ func (e *Engine) keywordSearch(ctx context.Context, kw *postings.Snapshot, gen s
 		case more && hits[len(hits)-1].Score == out[limit-1].Score && q.Limit < maxTieRead*limit:
 			// The last row read ties the limit's hit: read the rest of the tie.
 		default:
+			out = out[:tieEnd(out, limit)]
 			if err := e.orderTies(ctx, gen, out); err != nil {
 				return nil, err
 			}
@@ -84,6 +85,20 @@ func (e *Engine) keywordSearch(ctx context.Context, kw *postings.Snapshot, gen s
 // maxTieRead bounds how far keywordSearch reads for the end of a tie at
 // its limit: a tie longer than maxTieRead·limit rows is cut by id.
 const maxTieRead = 32
+
+// tieEnd is the length of hits (best first) up to the end of the run of
+// equal scores holding the limit-th: what orderTies must see to cut at
+// limit.
+func tieEnd(hits []postings.Hit, limit int) int {
+	if len(hits) <= limit {
+		return len(hits)
+	}
+	n := limit
+	for n < len(hits) && hits[n].Score == hits[limit-1].Score {
+		n++
+	}
+	return n
+}
 
 // orderTies sorts each run of equal scores in hits (best first) by path,
 // then id.
