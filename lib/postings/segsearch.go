@@ -208,12 +208,16 @@ func (s *Snapshot) searchSegment(si int, g *segment, q *Query, cols ColumnSet, u
 				}
 				w.f[u] = f
 			}
-			// fts5Bm25Function, operation for operation.
+			// fts5Bm25Function, operation for operation, except that a unit
+			// the row lacks is skipped: FTS5 adds its +0.0, which leaves
+			// the sum as it is.
 			d := float64(g.lens[r])
+			norm := k1 * (1 - bParam + bParam*d/avgdl)
 			score := 0.0
 			for _, u := range phraseUnit {
-				f := w.f[u]
-				score += units[u].idf * ((f * (k1 + 1.0)) / (f + k1*(1-bParam+bParam*d/avgdl)))
+				if f := w.f[u]; f != 0 {
+					score += units[u].idf * ((f * (k1 + 1.0)) / (f + norm))
+				}
 			}
 			top.push(Hit{ID: g.ids[r], Score: score})
 		}

@@ -10,7 +10,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/dir2mcp/dir2mcp/lib/heapprof"
@@ -29,15 +31,15 @@ type scaleCorpus struct {
 type scaleResult struct {
 	files                   int
 	bytes                   int64
-	walk, walkAgain         time.Duration
+	walk                    time.Duration // the first plain walk (cold)
 	index                   time.Duration
 	peakKB                  int64
 	growth                  string
 	chunks                  int64
 	sqliteBytes, vecBytes   int64
-	kwBytes                 int64 // the keyword index (postings files)
-	connect, settled        time.Duration
-	split                   connectSplit
+	kwBytes                 int64        // the keyword index (postings files)
+	split                   connectSplit // of the first restart
+	restarts                []restartRun // every no-op restart (the first one searched)
 	idleKB, afterLoadKB     int64
 	idleFileKB, afterFileKB int64 // of which file-backed (mapped vector segments, the binary)
 	p50, p99                time.Duration
@@ -135,14 +137,15 @@ func measureCorpus(c scaleCorpus, o scaleOptions) (scaleResult, error) {
 	fmt.Printf("  indexed in %s, peak RSS %s, %d chunks\n", r.index.Round(time.Second), mb(r.peakKB), r.chunks)
 
 	// A no-op restart: `up` on the unchanged tree.
-	_, _, r.walkAgain = plainWalk(c.dir)
+	_, _, walk := plainWalk(c.dir)
 	r.restartLoad = loadAvg()
 	up, err := startUp(o.bin, c.dir, state, c.env, profile(o, c, "up"))
 	if err != nil {
 		return r, err
 	}
 	defer up.stop()
-	r.connect, r.settled, r.split = up.connect, up.settled, up.split
+	r.split = up.split
+	r.restarts = []restartRun{{walk: walk, connect: up.connect, settled: up.settled}}
 	// The one-shot index leaves its keyword index in many segments; the
 	// server merges them once idle (postings.Writer.Settle). Searches are
 	// timed on the settled index, and the wait is printed.
@@ -165,7 +168,57 @@ func measureCorpus(c scaleCorpus, o scaleOptions) (scaleResult, error) {
 	// After every timed measurement: it reads every vector once per query.
 	r.recall = vectorRecall(state, c, o.qs)
 	fmt.Printf("  vector recall@10 vs exact: %s\n", r.recall)
+	up.stop()
+	// More no-op restarts, each after its own walk: one sample of a
+	// ~50 ms walk and a ~100 ms start swings with the VM, so the table
+	// gives the medians and ranges of restartRounds.
+	for range restartRounds - 1 {
+		var rr restartRun
+		_, _, rr.walk = plainWalk(c.dir)
+		again, err := startUp(o.bin, c.dir, state, c.env, "")
+		if err != nil {
+			return r, err
+		}
+		rr.connect, rr.settled = again.connect, again.settled
+		again.stop()
+		r.restarts = append(r.restarts, rr)
+	}
 	return r, nil
+}
+
+// restartRounds is how many no-op restarts the scale section times per
+// corpus.
+const restartRounds = 3
+
+// medianOf returns the median of f over runs (the upper one of an even
+// number).
+func medianOf(runs []restartRun, f func(restartRun) time.Duration) time.Duration {
+	v := make([]time.Duration, len(runs))
+	for i, x := range runs {
+		v[i] = f(x)
+	}
+	slices.Sort(v)
+	return v[len(v)/2]
+}
+
+// restartSpread formats f's median over the restarts with its range.
+func restartSpread(runs []restartRun, f func(restartRun) time.Duration) string {
+	lo, hi := f(runs[0]), f(runs[0])
+	for _, x := range runs[1:] {
+		lo, hi = min(lo, f(x)), max(hi, f(x))
+	}
+	return fmt.Sprintf("%s (%s–%s)", medianOf(runs, f).Round(10*time.Millisecond), lo.Round(10*time.Millisecond), hi.Round(10*time.Millisecond))
+}
+
+// settledRatio is the median over the restarts of settled ÷ the walk
+// just before, with its range.
+func settledRatio(runs []restartRun) string {
+	v := make([]float64, len(runs))
+	for i, x := range runs {
+		v[i] = x.settled.Seconds() / x.walk.Seconds()
+	}
+	slices.Sort(v)
+	return fmt.Sprintf("%.1f× (%.1f–%.1f)", v[len(v)/2], v[0], v[len(v)-1])
 }
 
 // profile is the heap profile file of one dir2mcp process, "" without
@@ -274,7 +327,7 @@ type upServer struct {
 	connect, settled time.Duration
 	split            connectSplit
 	settledCPU       time.Duration // the server's CPU time (user+sys) when it settled
-	stop             func()
+	stop             func()        // closes the client and stops up; safe to call again
 }
 
 // connectSplit is where a restart's connect time goes, each from the
@@ -353,7 +406,8 @@ func startUp(bin, corpus, state string, env []string, heapProfile string) (*upSe
 		return nil, fmt.Errorf("up: no index_complete within 10 minutes")
 	}
 	serverCPU = func() time.Duration { return procCPU(u.pid) }
-	u.stop = func() { u.client.Close(); kill() }
+	var once sync.Once
+	u.stop = func() { once.Do(func() { u.client.Close(); kill() }) }
 	return u, nil
 }
 
@@ -451,16 +505,17 @@ func scaleTable(cs []scaleCorpus, rs []scaleResult) {
 		{"  CPU per call: server / clients", func(r scaleResult) string { return r.light.cpu() }},
 		{"idle RSS after a no-op restart", func(r scaleResult) string { return mb(r.idleKB) + " (file " + mb(r.idleFileKB) + ")" }},
 		{"  RSS after the searches", func(r scaleResult) string { return mb(r.afterLoadKB) + " (file " + mb(r.afterFileKB) + ")" }},
-		{"no-op restart: connect / settled", func(r scaleResult) string {
-			return r.connect.Round(10*time.Millisecond).String() + " / " + r.settled.Round(10*time.Millisecond).String()
+		{"no-op restart: connect, median (range) of 3", func(r scaleResult) string {
+			return restartSpread(r.restarts, func(x restartRun) time.Duration { return x.connect })
 		}},
-		{"  connect split: connection event / initialized / ping", func(r scaleResult) string { return r.split.String() }},
-		{"plain lstat walk (first / before restart)", func(r scaleResult) string {
-			return r.walk.Round(time.Millisecond).String() + " / " + r.walkAgain.Round(time.Millisecond).String()
+		{"  settled", func(r scaleResult) string {
+			return restartSpread(r.restarts, func(x restartRun) time.Duration { return x.settled })
 		}},
-		{"  settled ÷ walk", func(r scaleResult) string {
-			return fmt.Sprintf("%.1f×", r.settled.Seconds()/r.walkAgain.Seconds())
+		{"  connect split of the first: connection event / initialized / ping", func(r scaleResult) string { return r.split.String() }},
+		{"plain lstat walk (first / before each restart)", func(r scaleResult) string {
+			return r.walk.Round(time.Millisecond).String() + " / " + restartSpread(r.restarts, func(x restartRun) time.Duration { return x.walk })
 		}},
+		{"  settled ÷ walk before it", func(r scaleResult) string { return settledRatio(r.restarts) }},
 		{"load avg: index / restart", func(r scaleResult) string { return r.indexLoad + " / " + r.restartLoad }},
 	}
 	fmt.Println()
