@@ -201,13 +201,14 @@ func medianOf(runs []restartRun, f func(restartRun) time.Duration) time.Duration
 	return v[len(v)/2]
 }
 
-// restartSpread formats f's median over the restarts with its range.
-func restartSpread(runs []restartRun, f func(restartRun) time.Duration) string {
+// restartSpread formats f's median over the restarts with its range,
+// rounded to unit.
+func restartSpread(runs []restartRun, unit time.Duration, f func(restartRun) time.Duration) string {
 	lo, hi := f(runs[0]), f(runs[0])
 	for _, x := range runs[1:] {
 		lo, hi = min(lo, f(x)), max(hi, f(x))
 	}
-	return fmt.Sprintf("%s (%s–%s)", medianOf(runs, f).Round(10*time.Millisecond), lo.Round(10*time.Millisecond), hi.Round(10*time.Millisecond))
+	return fmt.Sprintf("%s (%s–%s)", medianOf(runs, f).Round(unit), lo.Round(unit), hi.Round(unit))
 }
 
 // settledRatio is the median over the restarts of settled ÷ the walk
@@ -506,14 +507,14 @@ func scaleTable(cs []scaleCorpus, rs []scaleResult) {
 		{"idle RSS after a no-op restart", func(r scaleResult) string { return mb(r.idleKB) + " (file " + mb(r.idleFileKB) + ")" }},
 		{"  RSS after the searches", func(r scaleResult) string { return mb(r.afterLoadKB) + " (file " + mb(r.afterFileKB) + ")" }},
 		{"no-op restart: connect, median (range) of 3", func(r scaleResult) string {
-			return restartSpread(r.restarts, func(x restartRun) time.Duration { return x.connect })
+			return restartSpread(r.restarts, 10*time.Millisecond, func(x restartRun) time.Duration { return x.connect })
 		}},
 		{"  settled", func(r scaleResult) string {
-			return restartSpread(r.restarts, func(x restartRun) time.Duration { return x.settled })
+			return restartSpread(r.restarts, 10*time.Millisecond, func(x restartRun) time.Duration { return x.settled })
 		}},
 		{"  connect split of the first: connection event / initialized / ping", func(r scaleResult) string { return r.split.String() }},
 		{"plain lstat walk (first / before each restart)", func(r scaleResult) string {
-			return r.walk.Round(time.Millisecond).String() + " / " + restartSpread(r.restarts, func(x restartRun) time.Duration { return x.walk })
+			return r.walk.Round(time.Millisecond).String() + " / " + restartSpread(r.restarts, time.Millisecond, func(x restartRun) time.Duration { return x.walk })
 		}},
 		{"  settled ÷ walk before it", func(r scaleResult) string { return settledRatio(r.restarts) }},
 		{"load avg: index / restart", func(r scaleResult) string { return r.indexLoad + " / " + r.restartLoad }},
