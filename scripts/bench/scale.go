@@ -506,7 +506,7 @@ func scaleTable(cs []scaleCorpus, rs []scaleResult) {
 		{"  CPU per call: server / clients", func(r scaleResult) string { return r.light.cpu() }},
 		{"idle RSS after a no-op restart", func(r scaleResult) string { return mb(r.idleKB) + " (file " + mb(r.idleFileKB) + ")" }},
 		{"  RSS after the searches", func(r scaleResult) string { return mb(r.afterLoadKB) + " (file " + mb(r.afterFileKB) + ")" }},
-		{"no-op restart: connect, median (range) of 3", func(r scaleResult) string {
+		{fmt.Sprintf("no-op restart: connect, median (range) of %d", restartRounds), func(r scaleResult) string {
 			return restartSpread(r.restarts, 10*time.Millisecond, func(x restartRun) time.Duration { return x.connect })
 		}},
 		{"  settled", func(r scaleResult) string {
