@@ -83,6 +83,14 @@ func setup(t *testing.T) *env {
 	if err := (&indexer.Job{Config: cfg, Root: root, Dir: dir, Store: st, Embedders: embs}).Run(ctx); err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { st.Close() })
+	return &env{st: st, dir: dir, root: root, embs: embs, cfg: cfg, eng: openEngine(t, dir, st, embs, cfg)}
+}
+
+// openEngine is an Engine over the index in dir, its vector files and
+// keyword index loaded; they are closed when the test ends.
+func openEngine(t *testing.T, dir state.Dir, st *store.Store, embs map[string]embed.Embedder, cfg *config.Config) *retrieve.Engine {
+	t.Helper()
 	vecs := map[string]*vector.Reloader{}
 	for _, k := range []string{record.KindText, record.KindCode} {
 		r := vector.NewReloader(dir.Join(vector.FileName(k)), vector.ReloaderOptions{})
@@ -91,16 +99,13 @@ func setup(t *testing.T) *env {
 	}
 	kw := postings.NewReloader(dir.Path, 0, false)
 	<-kw.Ready()
-	e := &env{st: st, dir: dir, root: root, embs: embs, cfg: cfg,
-		eng: &retrieve.Engine{Store: st, Vectors: vecs, Keywords: kw, Embedders: embs, Tuning: cfg.Search, Oversample: 5}}
 	t.Cleanup(func() {
 		for _, r := range vecs {
 			r.Close()
 		}
 		kw.Close()
-		st.Close()
 	})
-	return e
+	return &retrieve.Engine{Store: st, Vectors: vecs, Keywords: kw, Embedders: embs, Tuning: cfg.Search, Oversample: 5}
 }
 
 func paths(r retrieve.Result) []string {

@@ -12,12 +12,10 @@ import (
 	"github.com/dir2mcp/dir2mcp/lib/embed"
 	"github.com/dir2mcp/dir2mcp/lib/embed/hashing"
 	"github.com/dir2mcp/dir2mcp/lib/indexer"
-	"github.com/dir2mcp/dir2mcp/lib/postings"
 	"github.com/dir2mcp/dir2mcp/lib/record"
 	"github.com/dir2mcp/dir2mcp/lib/retrieve"
 	"github.com/dir2mcp/dir2mcp/lib/state"
 	"github.com/dir2mcp/dir2mcp/lib/store"
-	"github.com/dir2mcp/dir2mcp/lib/vector"
 )
 
 // Two indexes of one tree whose chunks were indexed in different orders
@@ -70,34 +68,19 @@ func TestTiesDoNotDependOnIndexingOrder(t *testing.T) {
 	}
 	index(b)
 	index(a)
-	search := func(dir state.Dir) []string {
+	hitPaths := func(dir state.Dir) []string {
 		st, err := store.Open(ctx, dir.Path, store.Options{ReadOnly: true})
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer st.Close()
-		vecs := map[string]*vector.Reloader{}
-		for _, k := range []string{record.KindText, record.KindCode} {
-			r := vector.NewReloader(dir.Join(vector.FileName(k)), vector.ReloaderOptions{})
-			<-r.Ready()
-			defer r.Close()
-			vecs[k] = r
-		}
-		kw := postings.NewReloader(dir.Path, 0, false)
-		<-kw.Ready()
-		defer kw.Close()
-		eng := &retrieve.Engine{Store: st, Vectors: vecs, Keywords: kw, Embedders: embs, Tuning: cfg.Search, Oversample: 5}
-		res, err := eng.Search(ctx, retrieve.Request{Query: "quokka sightings", K: 10})
+		t.Cleanup(func() { st.Close() })
+		res, err := openEngine(t, dir, st, embs, cfg).Search(ctx, retrieve.Request{Query: "quokka sightings", K: 10})
 		if err != nil {
 			t.Fatal(err)
 		}
-		var out []string
-		for _, h := range res.Hits {
-			out = append(out, h.RelPath)
-		}
-		return out
+		return paths(res)
 	}
-	got, want := search(b), search(a)
+	got, want := hitPaths(b), hitPaths(a)
 	if len(want) != 10 || !slices.Equal(got, want) {
 		t.Fatalf("indexed in another order:\n %v\nin path order:\n %v", got, want)
 	}

@@ -3,7 +3,6 @@ package streamstage
 import (
 	"context"
 	"fmt"
-	"github.com/dir2mcp/dir2mcp/lib/vector"
 	"sort"
 	"strings"
 	"testing"
@@ -19,6 +18,7 @@ import (
 	"github.com/dir2mcp/dir2mcp/lib/store"
 	"github.com/dir2mcp/dir2mcp/lib/stream"
 	"github.com/dir2mcp/dir2mcp/lib/stream/streamtest"
+	"github.com/dir2mcp/dir2mcp/lib/vector"
 )
 
 func hashEmbedders(t *testing.T) map[string]embed.Embedder {
