@@ -46,9 +46,10 @@ func hybridCC(req Request, t config.SearchConfig) bool {
 }
 
 // fuse scores candidates (see fuseCC and fuseRRF) and sorts them best
-// first (ties: the better lexical rank, then path, then id). A chunk holding an identifier the query names gets a lexical bonus,
-// so a weak vector neighbour cannot outrank a chunk that literally contains
-// the rare identifier the user typed.
+// first (ties: the better lexical rank, then path, then id). A chunk
+// holding an identifier the query names gets a lexical bonus, so a weak
+// vector neighbour cannot outrank a chunk that literally contains the rare
+// identifier the user typed.
 func (e *Engine) fuse(list []*candidate, wv float64, demoteTests bool) {
 	wl := e.Tuning.LexicalWeight
 	if wl <= 0 && wv <= 0 {

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"path/filepath"
-	"sort"
 	"time"
 )
 
@@ -91,15 +90,14 @@ func restarts(o restartOptions) error {
 			for k, r := range runs[i] {
 				v[k] = row.f(r)
 			}
-			sort.Float64s(v)
-			med := v[len(v)/2]
+			med, lo, hi := medianRange(v)
 			switch row.unit {
 			case "s":
-				fmt.Printf(" %s (%s–%s) |", secs(med), secs(v[0]), secs(v[len(v)-1]))
+				fmt.Printf(" %s (%s–%s) |", secs(med), secs(lo), secs(hi))
 			case "×":
-				fmt.Printf(" %.1f× (%.1f–%.1f) |", med, v[0], v[len(v)-1])
+				fmt.Printf(" %.1f× (%.1f–%.1f) |", med, lo, hi)
 			default:
-				fmt.Printf(" %.0f MB (%.0f–%.0f) |", med, v[0], v[len(v)-1])
+				fmt.Printf(" %.0f MB (%.0f–%.0f) |", med, lo, hi)
 			}
 		}
 		fmt.Println()

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -190,25 +191,22 @@ func measureCorpus(c scaleCorpus, o scaleOptions) (scaleResult, error) {
 // corpus.
 const restartRounds = 3
 
-// medianOf returns the median of f over runs (the upper one of an even
-// number).
-func medianOf(runs []restartRun, f func(restartRun) time.Duration) time.Duration {
-	v := make([]time.Duration, len(runs))
-	for i, x := range runs {
-		v[i] = f(x)
-	}
+// medianRange returns the median of v (the upper one of an even number),
+// its least and its greatest element, sorting v.
+func medianRange[T cmp.Ordered](v []T) (med, lo, hi T) {
 	slices.Sort(v)
-	return v[len(v)/2]
+	return v[len(v)/2], v[0], v[len(v)-1]
 }
 
 // restartSpread formats f's median over the restarts with its range,
 // rounded to unit.
 func restartSpread(runs []restartRun, unit time.Duration, f func(restartRun) time.Duration) string {
-	lo, hi := f(runs[0]), f(runs[0])
-	for _, x := range runs[1:] {
-		lo, hi = min(lo, f(x)), max(hi, f(x))
+	v := make([]time.Duration, len(runs))
+	for i, x := range runs {
+		v[i] = f(x)
 	}
-	return fmt.Sprintf("%s (%s–%s)", medianOf(runs, f).Round(unit), lo.Round(unit), hi.Round(unit))
+	med, lo, hi := medianRange(v)
+	return fmt.Sprintf("%s (%s–%s)", med.Round(unit), lo.Round(unit), hi.Round(unit))
 }
 
 // settledRatio is the median over the restarts of settled ÷ the walk
@@ -218,8 +216,8 @@ func settledRatio(runs []restartRun) string {
 	for i, x := range runs {
 		v[i] = x.settled.Seconds() / x.walk.Seconds()
 	}
-	slices.Sort(v)
-	return fmt.Sprintf("%.1f× (%.1f–%.1f)", v[len(v)/2], v[0], v[len(v)-1])
+	med, lo, hi := medianRange(v)
+	return fmt.Sprintf("%.1f× (%.1f–%.1f)", med, lo, hi)
 }
 
 // profile is the heap profile file of one dir2mcp process, "" without
