@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/dir2mcp/dir2mcp/lib/events"
 	"github.com/dir2mcp/dir2mcp/lib/indexer"
@@ -34,6 +35,24 @@ func TestExtractWorkersShareConsumer(t *testing.T) {
 	if err := removeAll(root); err != nil {
 		t.Fatal(err)
 	}
+	// The document records are taken off the stream and published again
+	// once both workers wait on the consumer, so both get some: a worker
+	// that started first could otherwise take them all before the other
+	// asked (and a busy machine did that).
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	docs := messages(t, conn, "d2m.docs")
+	name, err := conn.JS.StreamNameBySubject(ctx, "d2m.docs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, err := conn.JS.Stream(ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := js.Purge(ctx, jetstream.WithPurgeSubject("d2m.docs")); err != nil {
+		t.Fatal(err)
+	}
 	ev := &syncBuffer{}
 	var wg sync.WaitGroup
 	workers := []*Extract{
@@ -41,14 +60,32 @@ func TestExtractWorkersShareConsumer(t *testing.T) {
 		extractWorker(conn, "d2m.docs", "d2m.chunks", events.NewJSON(ev)),
 	}
 	for _, w := range workers {
+		w.Work.IdleExit = false // they stop when the outputs are all there
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := w.Run(context.Background()); err != nil {
+			if err := w.Run(ctx); err != nil {
 				t.Error(err)
 			}
 		}()
 	}
+	waitFor(t, "both workers asking for records", func() bool {
+		c, err := conn.JS.Consumer(ctx, name, "extract")
+		if err != nil {
+			return false
+		}
+		info, err := c.Info(ctx)
+		return err == nil && info.NumWaiting >= 2
+	})
+	for _, b := range docs {
+		if _, err := conn.JS.Publish(ctx, "d2m.docs", b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, "40 representation and 40 chunk records", func() bool {
+		return len(messages(t, conn, RepSubject("d2m.chunks"))) >= 40 && len(messages(t, conn, "d2m.chunks")) >= 40
+	})
+	cancel()
 	wg.Wait()
 	reps := messages(t, conn, RepSubject("d2m.chunks"))
 	if len(reps) != 40 {
@@ -78,6 +115,16 @@ func TestExtractWorkersShareConsumer(t *testing.T) {
 	}
 	if workers[0].stats.docs.Load() == 0 || workers[1].stats.docs.Load() == 0 {
 		t.Errorf("work not shared: %d and %d documents", workers[0].stats.docs.Load(), workers[1].stats.docs.Load())
+	}
+}
+
+// waitFor polls cond until it holds, failing the test after 30 s.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); !cond(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
 	}
 }
 
