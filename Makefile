@@ -10,7 +10,7 @@ GOFLAGS  := -tags=$(TAGS)
 BIN      := bin
 CMDS     := dir2mcp dir2mcp-scan dir2mcp-extract dir2mcp-embed dir2mcp-serve
 
-.PHONY: all build run test test-unit test-e2e test-short bench bench-scale eval fuzz lint vet fmt clean
+.PHONY: all build run test test-unit test-e2e test-short repro bench bench-scale eval fuzz lint vet fmt clean
 
 all: build
 
@@ -24,12 +24,11 @@ run: build
 	$(BIN)/dir2mcp up --dir $(DIR)
 
 # The unit tests and the e2e tests run side by side (each target's output
-# printed whole when it ends): the unit tests' longest part, the table
-# distillation re-run (TestTableReproducible), keeps one core busy for
-# ~10 minutes after the rest (649-788 s for its package in clean-clone CI
-# runs on a slow day, so its timeout leaves room above 14 minutes: a slow
-# machine should not read as a failure). The e2e tests build and run the
-# binaries, which the test cache cannot see: they always run (-count=1).
+# printed whole when it ends). The e2e tests build and run the binaries,
+# which the test cache cannot see: they always run (-count=1). The table
+# distillation re-run (TestTableReproducible, ~11 minutes of one core) runs
+# only when its inputs differ from lib/embed/local/table.verified (see
+# repro), hence the unit tests' timeout.
 test: vet
 	@$(MAKE) --no-print-directory -j2 -Otarget test-unit test-e2e
 
@@ -41,6 +40,15 @@ test-e2e:
 
 test-short:
 	$(GO) test $(GOFLAGS) -short ./...
+
+# Re-run the distillation of the local embedder's table (scripts/distill;
+# needs `make -C scripts/distill deps` once) and compare the output with
+# lib/embed/local/table.bin byte for byte. When it reproduces, its inputs
+# are recorded in lib/embed/local/table.verified (commit it): until one of
+# them changes, make test checks the table's training pairs and skips the
+# re-run.
+repro:
+	$(GO) test $(GOFLAGS) -count=1 -timeout 40m -v -run '^TestTableReproducible$$' ./lib/embed/local -args -repro
 
 lint: vet
 	@out=$$(gofmt -l cmd lib scripts e2e 2>/dev/null); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

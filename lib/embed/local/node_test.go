@@ -9,8 +9,12 @@ import (
 	"testing"
 )
 
-// distillDir is scripts/distill relative to this package.
-var distillDir = filepath.Join("..", "..", "..", "scripts", "distill")
+// repoRoot is the repository's root relative to this package, and
+// distillDir its scripts/distill.
+var (
+	repoRoot   = filepath.Join("..", "..", "..")
+	distillDir = filepath.Join(repoRoot, "scripts", "distill")
+)
 
 // requireNode skips t unless node and scripts/distill's node_modules are
 // installed, saying why and how to enable the test.
