@@ -110,6 +110,7 @@ func startService(ctx context.Context, e *env, st *store.Store, status func(cont
 		return nil, err
 	}
 	go s.mcp.WatchResources(ctx, resourcePoll)
+	go trimWhenIdle(ctx, idleTrim, s.mcp.Calls, debug.FreeOSMemory)
 	if s.tokens != nil {
 		go s.flushTokenUse(ctx)
 	}

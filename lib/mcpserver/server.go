@@ -14,6 +14,7 @@ import (
 	"os"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dir2mcp/dir2mcp/lib/audit"
@@ -96,6 +97,7 @@ type Server struct {
 	// catalogHold, if set, runs before the first resource list is read
 	// (tests hold the catalog there).
 	catalogHold func()
+	calls       atomic.Int64 // tool calls begun
 }
 
 const instructions = `dir2mcp serves one directory as a searchable index.
@@ -298,6 +300,7 @@ const maxLinks = 10
 func (s *Server) wrap(t toolDef) mcp.ToolHandler {
 	name := t.tool.Name
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		s.calls.Add(1)
 		if t.expensive {
 			if ok, wait := s.expensive.Allow(sessionKey(req.Session)); !ok {
 				e := ratelimit.Exceeded(name, wait)
@@ -334,6 +337,10 @@ func (s *Server) wrap(t toolDef) mcp.ToolHandler {
 		return &mcp.CallToolResult{Content: content, StructuredContent: res.out}, nil
 	}
 }
+
+// Calls reports how many tool calls the server has begun since it
+// started.
+func (s *Server) Calls() int64 { return s.calls.Load() }
 
 // sessionKey identifies a session for per-session limits ("" for stdio).
 func sessionKey(ss *mcp.ServerSession) string {
