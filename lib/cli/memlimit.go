@@ -34,9 +34,9 @@ func limitIndexMemory() {
 // server CPU per call against 4.38-4.65 at 200). The heap may grow to five
 // times its live size while clients search; trimWhenIdle gives that back
 // once they stop. Indexing keeps the default: its heap would grow with
-// the percent (`dir2mcp index` of the Go tree peaked at 435 MB instead of
-// ~350 MB at 200); in up, indexMemoryLimit (or GOMEMLIMIT) bounds the heap
-// of later runs whatever the percent.
+// the percent (`dir2mcp index` of the Go tree peaked at 435 MB at 200
+// against ~350 MB at 100); in up, indexMemoryLimit (or GOMEMLIMIT) bounds
+// the heap of later runs whatever the percent.
 const serverGCPercent = 400
 
 // paceServerGC applies serverGCPercent unless GOGC sets a target.
