@@ -38,9 +38,10 @@ type scaleResult struct {
 	growth                  string
 	chunks                  int64
 	sqliteBytes, vecBytes   int64
-	kwBytes                 int64        // the keyword index (postings files)
-	split                   connectSplit // of the first restart
-	restarts                []restartRun // every no-op restart (the first one searched)
+	kwBytes                 int64         // the keyword index (postings files)
+	split                   connectSplit  // of the first restart
+	restarts                []restartRun  // every no-op restart (the first one searched)
+	cpuCheck                time.Duration // cpuCheck just before the searches
 	idleKB, afterLoadKB     int64
 	idleFileKB, afterFileKB int64 // of which file-backed (mapped vector segments, the binary)
 	p50, p99                time.Duration
@@ -155,6 +156,7 @@ func measureCorpus(c scaleCorpus, o scaleOptions) (scaleResult, error) {
 	}
 	time.Sleep(3 * time.Second) // idle: nothing asked of it since it settled
 	r.idleKB, r.idleFileKB = procStatusKB(up.pid, "VmRSS"), procStatusKB(up.pid, "RssFile")
+	r.cpuCheck = cpuCheck()
 	lat, _, err := searchLatency(up.client, o.qs)
 	if err != nil {
 		return r, err
@@ -493,6 +495,9 @@ func scaleTable(cs []scaleCorpus, rs []scaleResult) {
 		}},
 		{"on disk: SQLite / vectors / keyword index", func(r scaleResult) string {
 			return fmt.Sprintf("%.0f MB / %.0f MB / %.0f MB", float64(r.sqliteBytes)/1e6, float64(r.vecBytes)/1e6, float64(r.kwBytes)/1e6)
+		}},
+		{"CPU check before the searches: sorting 1M integers, median of 5", func(r scaleResult) string {
+			return r.cpuCheck.Round(100 * time.Microsecond).String()
 		}},
 		{"search p50 / p99 over MCP, k=10", func(r scaleResult) string { return r.p50.String() + " / " + r.p99.String() }},
 		{"vector recall@10 vs exact", func(r scaleResult) string { return r.recall.String() }},
