@@ -58,8 +58,8 @@ const idleTrim = 30 * time.Second
 func trimWhenIdle(ctx context.Context, every time.Duration, calls func() int64, trim func()) {
 	t := time.NewTicker(every)
 	defer t.Stop()
-	idle := idleCalls{last: calls()}
-	idle.trimmed = idle.last
+	n := calls()
+	idle := idleCalls{last: n, trimmed: n}
 	for {
 		select {
 		case <-ctx.Done():

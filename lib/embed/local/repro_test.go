@@ -11,7 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -41,7 +41,6 @@ func TestTableReproducible(t *testing.T) {
 		t.Skip("skipping: checking the table's training pairs takes ~20 s, re-running the distillation ~11 min (run without -short)")
 	}
 	node := requireNode(t)
-	pairs := trainingPairsSum(t)
 	tab, _, err := DefaultTable()
 	if err != nil {
 		t.Fatal(err)
@@ -58,9 +57,10 @@ func TestTableReproducible(t *testing.T) {
 	if err := json.Unmarshal(tab.Meta, &meta); err != nil || len(meta.Args) == 0 {
 		t.Fatalf("table meta has no generator args (%v): %s", err, tab.Meta)
 	}
-	if got := pairs; got != meta.Fit.Pairs.SHA256 {
-		t.Fatalf("the fit's training pairs (go run ./scripts/distill/pairs -window 0) hash to %s, the table was fitted on %s (made with %s): "+
-			"the table would not reproduce; a changed Go toolchain, pinned list or generator changes them", got, meta.Fit.Pairs.SHA256, meta.Fit.Pairs.Go)
+	window := pairsWindow(meta.Args)
+	if got := trainingPairsSum(t, window); got != meta.Fit.Pairs.SHA256 {
+		t.Fatalf("the fit's training pairs (go run ./scripts/distill/pairs -window %s) hash to %s, the table was fitted on %s (made with %s): "+
+			"the table would not reproduce; a changed Go toolchain, pinned list or generator changes them", window, got, meta.Fit.Pairs.SHA256, meta.Fit.Pairs.Go)
 	}
 	inputs := distillInputs(t, node)
 	if !*repro && inputs == readVerified(t) {
@@ -94,16 +94,28 @@ func TestTableReproducible(t *testing.T) {
 	t.Logf("table.bin reproduces; inputs recorded in %s", verifiedFile)
 }
 
-// trainingPairsSum returns the SHA-256 of the Go generator's output as
-// scripts/distill/lib/corpus.js reads it (the sum the table records). It
+// pairsWindow returns the generator's -window for the distillation flags
+// args, as scripts/distill/lib/corpus.js chooses it: the Go pairs' 80-line
+// windows only when the contrastive loss uses them (--contrast-code window
+// or both; the canonical flags name it only when --contrast is on).
+func pairsWindow(args []string) string {
+	if i := slices.Index(args, "--contrast-code"); i >= 0 && i+1 < len(args) && args[i+1] != "decl" {
+		return "80"
+	}
+	return "0"
+}
+
+// trainingPairsSum returns the SHA-256 of the Go generator's output with
+// -window window, as scripts/distill/lib/corpus.js reads it (the sum the
+// table records). It
 // skips t unless the sources that output is made from are in place: the Go
 // modules of scripts/distill/gomodules.txt in the module cache, the npm
 // packages of npmpackages.txt in scripts/distill/node_modules and the
 // crates of crates.txt in scripts/distill/crates (all fetched once by
 // `make -C scripts/distill deps`).
-func trainingPairsSum(t *testing.T) string {
+func trainingPairsSum(t *testing.T, window string) string {
 	t.Helper()
-	cmd := exec.Command("go", "run", "./scripts/distill/pairs", "-window", "0", "-fetch=false")
+	cmd := exec.Command("go", "run", "./scripts/distill/pairs", "-window", window, "-fetch=false")
 	cmd.Dir = repoRoot
 	cmd.Env = append(os.Environ(), "GOPROXY=off")
 	var stderr bytes.Buffer
@@ -153,7 +165,7 @@ func distillInputs(t *testing.T, node string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sort.Strings(files)
+	slices.Sort(files)
 	for _, rel := range files {
 		b, err := os.ReadFile(filepath.Join(distillDir, rel))
 		if err != nil {
