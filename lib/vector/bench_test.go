@@ -85,7 +85,7 @@ func BenchmarkWriteFile(b *testing.B) {
 // the portable code) over random codes: every row's estimate and mask.
 func BenchmarkScanBits(b *testing.B) {
 	r := rand.New(rand.NewSource(1))
-	for _, c := range []struct{ n, dim int }{{1024, 512}, {8192, 512}, {56600, 512}, {546000, 512}, {56600, 1536}} {
+	for _, c := range []struct{ n, dim int }{{32, 512}, {1024, 512}, {8192, 512}, {56600, 512}, {546000, 512}, {56600, 1536}} {
 		dp, nbits := bitDims(c.dim)
 		nb := bitBlocks(c.n)
 		codes := make([]byte, nb*bitBlockBytes(nbits))

@@ -310,29 +310,51 @@ func (s *Snapshot) bitBar(segs []int, bq *bitQuery, c, blocks int) float32 {
 	buf := samplePool.Get().(*[]float32)
 	defer samplePool.Put(buf)
 	sample := (*buf)[:0]
-	for i := range ns {
+	// at returns sample block i: its segment and its block there.
+	at := func(i int) (*segment, int) {
 		b := i * blocks / ns
 		for _, si := range segs {
 			g := s.segs[si]
-			nb := bitBlocks(g.rows())
-			if b >= nb {
+			if nb := bitBlocks(g.rows()); b >= nb {
 				b -= nb
 				continue
 			}
-			bb := bitBlockBytes(g.nbits)
-			scanBits(g.bits[b*bb:(b+1)*bb], g.bitf[b*bitFacPerBlock:(b+1)*bitFacPerBlock], g.nbits, 1, bq, 0, est[:], mask[:])
-			for p, e := range est {
-				if b*bitBlock+int(blockRow[p]) < g.rows() {
-					sample = append(sample, e)
-				}
+			return g, b
+		}
+		return nil, 0
+	}
+	// The blocks lie far apart: each is asked for barDistance blocks
+	// before it is scanned.
+	for i := -barDistance; i < ns; i++ {
+		if j := i + barDistance; j < ns {
+			if g, b := at(j); g != nil {
+				bb := bitBlockBytes(g.nbits)
+				prefetch(unsafe.Pointer(&g.bits[b*bb]), bb)
 			}
-			break
+		}
+		if i < 0 {
+			continue
+		}
+		g, b := at(i)
+		if g == nil {
+			continue
+		}
+		bb := bitBlockBytes(g.nbits)
+		scanBits(g.bits[b*bb:(b+1)*bb], g.bitf[b*bitFacPerBlock:(b+1)*bitFacPerBlock], g.nbits, 1, bq, 0, est[:], mask[:])
+		for p, e := range est {
+			if b*bitBlock+int(blockRow[p]) < g.rows() {
+				sample = append(sample, e)
+			}
 		}
 	}
 	*buf = sample
 	// At most len(sample)/8: the rows number at least 16c.
 	return nthLargest(sample, 2*c*len(sample)/(blocks*bitBlock))
 }
+
+// barDistance is how many sample blocks ahead bitBar asks for (with 4,
+// 105 against 120-135 µs per bar on the Linux source's code vectors).
+const barDistance = 4
 
 // samplePool holds bitBar's sample buffers (up to ~50 KB on large
 // indexes), reused across searches.
