@@ -6,7 +6,7 @@ import (
 )
 
 // cpuCheck times a fixed job on one core: sorting 1<<20 pseudo-random
-// integers (8 MB, past the caches of a small VM), five times, and returns
+// integers (8 MB, twice a core's L2 here), five times, and returns
 // the median. The scale table prints it beside each corpus's searches, so
 // that figures taken while a shared VM runs slow read as such: the same
 // build's server CPU per call has moved by a third between runs.

@@ -107,8 +107,7 @@ func pairsWindow(args []string) string {
 
 // trainingPairsSum returns the SHA-256 of the Go generator's output with
 // -window window, as scripts/distill/lib/corpus.js reads it (the sum the
-// table records). It
-// skips t unless the sources that output is made from are in place: the Go
+// table records). It skips t unless the sources that output is made from are in place: the Go
 // modules of scripts/distill/gomodules.txt in the module cache, the npm
 // packages of npmpackages.txt in scripts/distill/node_modules and the
 // crates of crates.txt in scripts/distill/crates (all fetched once by
