@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/dir2mcp/dir2mcp/lib/record"
 )
@@ -14,7 +15,9 @@ import (
 var citeForms = regexp.MustCompile(`^(.+?)(?::L(\d+)-L(\d+)|#p=(\d+)|@t=([\d:]+)-([\d:]+))$`)
 
 // bracketed finds bracketed spans on one line: citation candidates.
-var bracketed = regexp.MustCompile(`\[[^\[\]\n]{1,400}\]`)
+// Compiled on first use: the bounded repetition makes a large program
+// (~2 ms), which every command would otherwise pay at start.
+var bracketed = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\[[^\[\]\n]{1,400}\]`) })
 
 // parseCite reads a citation ("[a.go:L3-L9]", brackets included).
 func parseCite(s string) (path string, sp record.Span, ok bool) {
@@ -80,7 +83,7 @@ func within(a, b record.Span) bool {
 // StripCitations removes the SPEC §9.3 citations from text (for speech),
 // leaving other bracketed text.
 func StripCitations(text string) string {
-	out := bracketed.ReplaceAllStringFunc(text, func(m string) string {
+	out := bracketed().ReplaceAllStringFunc(text, func(m string) string {
 		if _, _, ok := parseCite(m); ok {
 			return ""
 		}

@@ -109,7 +109,7 @@ func (a *Asker) sources(ctx context.Context, hits []retrieve.Hit) ([]source, err
 func checkCitations(ans string, hits []retrieve.Hit) (string, []Citation) {
 	cites := []Citation{}
 	seen := map[string]bool{}
-	out := bracketed.ReplaceAllStringFunc(ans, func(m string) string {
+	out := bracketed().ReplaceAllStringFunc(ans, func(m string) string {
 		path, sp, ok := parseCite(m)
 		if !ok {
 			return m // not a citation: ordinary bracketed text

@@ -3,32 +3,36 @@ package chunk
 import (
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 )
 
 // defPatterns find the names a line of code defines, in the common shapes
 // of many languages; the first submatch is the name. They only need to be
 // right often: a missed or extra name shifts ranking a little, nothing else.
-var defPatterns = []*regexp.Regexp{
-	// Keyword definitions, after any modifiers: Go, Python, Rust, JS/TS,
-	// Ruby, Swift, Kotlin, Scala, PHP, C#, Java types, shell functions.
-	regexp.MustCompile(`^\s*(?:(?:pub(?:\([^)]*\))?|export|default|async|static|public|private|protected|internal|final|abstract|override|open|sealed|partial|declare|unsafe|extern(?:\s+"[^"]*")?|inline|virtual|data|case|suspend)\s+)*` +
-		`(?:func|function\*?|def|class|fn|struct|enum|trait|interface|type|module|mod|union|protocol|record|object|impl|macro_rules!|fun|sub|proc|namespace)\s+([A-Za-z_$][\w$]*)`),
-	// Go methods: func (r *T) Name(.
-	regexp.MustCompile(`^func\s*\([^)]*\)\s*([A-Za-z_]\w*)`),
-	// JS/TS: const name = function / arrow; name: function; a.b.name = function.
-	regexp.MustCompile(`^\s*(?:export\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*(?::[^=]+)?=\s*(?:async\s+)?(?:function\b|\([^)]*\)\s*(?::[^=]+)?=>|[A-Za-z_$][\w$]*\s*=>)`),
-	regexp.MustCompile(`^\s*([A-Za-z_$][\w$]*)\s*:\s*(?:async\s+)?function\b`),
-	regexp.MustCompile(`^\s*(?:module\.)?(?:exports|[A-Za-z_$][\w$]*\.prototype)\.([A-Za-z_$][\w$]*)\s*=`),
-	// Constants and statics: Rust/TS/C# const NAME:, C #define NAME.
-	regexp.MustCompile(`^\s*(?:pub(?:\([^)]*\))?\s+)?(?:const|static)\s+(?:mut\s+)?([A-Z][A-Z0-9_]+)\s*:`),
-	regexp.MustCompile(`^#\s*define\s+([A-Za-z_]\w*)`),
-	// C-family functions and Java/C# methods: a type, a name, "(" and no
-	// ";" on the line (a declaration ends with one, a definition does not).
-	regexp.MustCompile(`^\s*(?:[A-Za-z_][\w<>\[\],.*&:]*\s+)+\**([A-Za-z_]\w*)\s*\([^;]*$`),
-	// SQL.
-	regexp.MustCompile(`(?i)^\s*create\s+(?:or\s+replace\s+)?(?:function|procedure|table|view|type|index|trigger)\s+(?:if\s+not\s+exists\s+)?([\w.]+)`),
-}
+// Compiled on first use, not at every command's start.
+var defPatterns = sync.OnceValue(func() []*regexp.Regexp {
+	return []*regexp.Regexp{
+		// Keyword definitions, after any modifiers: Go, Python, Rust, JS/TS,
+		// Ruby, Swift, Kotlin, Scala, PHP, C#, Java types, shell functions.
+		regexp.MustCompile(`^\s*(?:(?:pub(?:\([^)]*\))?|export|default|async|static|public|private|protected|internal|final|abstract|override|open|sealed|partial|declare|unsafe|extern(?:\s+"[^"]*")?|inline|virtual|data|case|suspend)\s+)*` +
+			`(?:func|function\*?|def|class|fn|struct|enum|trait|interface|type|module|mod|union|protocol|record|object|impl|macro_rules!|fun|sub|proc|namespace)\s+([A-Za-z_$][\w$]*)`),
+		// Go methods: func (r *T) Name(.
+		regexp.MustCompile(`^func\s*\([^)]*\)\s*([A-Za-z_]\w*)`),
+		// JS/TS: const name = function / arrow; name: function; a.b.name = function.
+		regexp.MustCompile(`^\s*(?:export\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*(?::[^=]+)?=\s*(?:async\s+)?(?:function\b|\([^)]*\)\s*(?::[^=]+)?=>|[A-Za-z_$][\w$]*\s*=>)`),
+		regexp.MustCompile(`^\s*([A-Za-z_$][\w$]*)\s*:\s*(?:async\s+)?function\b`),
+		regexp.MustCompile(`^\s*(?:module\.)?(?:exports|[A-Za-z_$][\w$]*\.prototype)\.([A-Za-z_$][\w$]*)\s*=`),
+		// Constants and statics: Rust/TS/C# const NAME:, C #define NAME.
+		regexp.MustCompile(`^\s*(?:pub(?:\([^)]*\))?\s+)?(?:const|static)\s+(?:mut\s+)?([A-Z][A-Z0-9_]+)\s*:`),
+		regexp.MustCompile(`^#\s*define\s+([A-Za-z_]\w*)`),
+		// C-family functions and Java/C# methods: a type, a name, "(" and no
+		// ";" on the line (a declaration ends with one, a definition does not).
+		regexp.MustCompile(`^\s*(?:[A-Za-z_][\w<>\[\],.*&:]*\s+)+\**([A-Za-z_]\w*)\s*\([^;]*$`),
+		// SQL.
+		regexp.MustCompile(`(?i)^\s*create\s+(?:or\s+replace\s+)?(?:function|procedure|table|view|type|index|trigger)\s+(?:if\s+not\s+exists\s+)?([\w.]+)`),
+	}
+})
 
 // notNames are words the C-family pattern mistakes for a defined name.
 var notNames = map[string]bool{
@@ -49,7 +53,7 @@ func DefinedName(line string) string {
 	if notNames[strings.TrimRight(firstField(line), "(:;")] {
 		return "" // a statement: "return rmtree(x)", "if (ok)"
 	}
-	for i, re := range defPatterns {
+	for i, re := range defPatterns() {
 		if !defGuards[i](line) {
 			continue
 		}

@@ -84,7 +84,7 @@ func definedNameUnguarded(line string) string {
 	if f := strings.Fields(line); notNames[strings.TrimRight(f[0], "(:;")] {
 		return ""
 	}
-	for _, re := range defPatterns {
+	for _, re := range defPatterns() {
 		if m := re.FindStringSubmatch(line); m != nil && !notNames[m[1]] {
 			return m[1]
 		}

@@ -1,6 +1,7 @@
 package vector
 
 import (
+	"math"
 	"math/rand"
 	"slices"
 	"testing"
@@ -80,6 +81,47 @@ func TestNthLargest(t *testing.T) {
 		}
 		if got := nthLargest(a, m); got != want[m] {
 			t.Fatalf("round %d: nthLargest(%d) = %v, want %v", round, m, got, want[m])
+		}
+	}
+}
+
+// selectBest keeps the k best hits by "better" for any scores: negative,
+// both zeros (equal, so ordered by label), many ties, above and below the
+// size where it switches from quickselect to selecting by the scores' bits.
+func TestSelectBestMatchesSort(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	for round := range 400 {
+		n := 1 + rng.Intn(4000)
+		levels := 1 + rng.Intn(40)
+		if round%2 == 0 {
+			levels = 1 << 22
+		}
+		hits := make([]Hit, n)
+		for i, l := range rng.Perm(n) {
+			s := float32(rng.Intn(2*levels)-levels) / float32(levels)
+			if s == 0 && rng.Intn(2) == 0 {
+				s = float32(math.Copysign(0, -1))
+			}
+			hits[i] = Hit{Label: int64(l), Score: s}
+		}
+		k := 1 + rng.Intn(n)
+		want := slices.Clone(hits)
+		slices.SortFunc(want, func(a, b Hit) int {
+			if better(a, b) {
+				return -1
+			}
+			return 1
+		})
+		selectBest(hits, k)
+		got := slices.Clone(hits[:k])
+		slices.SortFunc(got, func(a, b Hit) int {
+			if better(a, b) {
+				return -1
+			}
+			return 1
+		})
+		if !slices.Equal(got, want[:k]) {
+			t.Fatalf("round %d (n %d, k %d, %d levels): first difference at %d", round, n, k, levels, firstDiff(got, want[:k]))
 		}
 	}
 }
