@@ -86,8 +86,7 @@ func TestNthLargest(t *testing.T) {
 }
 
 // selectBest keeps the k best hits by "better" for any scores: negative,
-// both zeros (equal, so ordered by label), many ties, above and below the
-// size where it switches from quickselect to selecting by the scores' bits.
+// both zeros (equal, so ordered by label), many ties, every k.
 func TestSelectBestMatchesSort(t *testing.T) {
 	rng := rand.New(rand.NewSource(3))
 	for round := range 400 {
