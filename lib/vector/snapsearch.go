@@ -324,10 +324,18 @@ func (s *Snapshot) bitBar(segs []int, bq *bitQuery, c, blocks int) float32 {
 		return nil, 0
 	}
 	// The blocks lie far apart: each is asked for barDistance blocks
-	// before it is scanned.
+	// before it is scanned, and found once (ahead holds the ones asked
+	// for and not yet scanned).
+	type place struct {
+		g *segment
+		b int
+	}
+	var ahead [barDistance + 1]place
 	for i := -barDistance; i < ns; i++ {
 		if j := i + barDistance; j < ns {
-			if g, b := at(j); g != nil {
+			g, b := at(j)
+			ahead[j%len(ahead)] = place{g, b}
+			if g != nil {
 				bb := bitBlockBytes(g.nbits)
 				prefetch(unsafe.Pointer(&g.bits[b*bb]), bb)
 			}
@@ -335,7 +343,7 @@ func (s *Snapshot) bitBar(segs []int, bq *bitQuery, c, blocks int) float32 {
 		if i < 0 {
 			continue
 		}
-		g, b := at(i)
+		g, b := ahead[i%len(ahead)].g, ahead[i%len(ahead)].b
 		if g == nil {
 			continue
 		}

@@ -18,15 +18,7 @@ func exactTop(m model, q []float32, k int) []Hit {
 	for l, v := range m {
 		all = append(all, Hit{Label: l, Score: dotF32(q, v)})
 	}
-	slices.SortFunc(all, func(a, b Hit) int {
-		if better(a, b) {
-			return -1
-		}
-		if better(b, a) {
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(all, bestFirst)
 	return all[:min(k, len(all))]
 }
 

@@ -22,12 +22,7 @@ func TestTopSetKeepsTheHeapsHits(t *testing.T) {
 			hits[i] = Hit{Label: int64(l), Score: float32(rng.Intn(levels)) / float32(levels)}
 		}
 		if round%5 == 1 { // ascending: every hit would enter a heap
-			slices.SortFunc(hits, func(a, b Hit) int {
-				if better(a, b) {
-					return 1
-				}
-				return -1
-			})
+			slices.SortFunc(hits, func(a, b Hit) int { return bestFirst(b, a) })
 		}
 		k := 1 + rng.Intn(700)
 		heap := topK{k: k}
@@ -42,17 +37,24 @@ func TestTopSetKeepsTheHeapsHits(t *testing.T) {
 		}
 		want := heap.sorted()
 		got := slices.Clone(set.best())
-		slices.SortFunc(got, func(a, b Hit) int {
-			if better(a, b) {
-				return -1
-			}
-			return 1
-		})
+		slices.SortFunc(got, bestFirst)
 		if !slices.Equal(got, want) {
 			t.Fatalf("round %d (n %d, k %d): topSet kept %d hits, the heap %d; first difference at %d",
 				round, n, k, len(got), len(want), firstDiff(got, want))
 		}
 	}
+}
+
+// bestFirst orders hits best first by "better" (a slices.SortFunc
+// comparison).
+func bestFirst(a, b Hit) int {
+	switch {
+	case better(a, b):
+		return -1
+	case better(b, a):
+		return 1
+	}
+	return 0
 }
 
 func firstDiff(a, b []Hit) int {
@@ -105,20 +107,10 @@ func TestSelectBestMatchesSort(t *testing.T) {
 		}
 		k := 1 + rng.Intn(n)
 		want := slices.Clone(hits)
-		slices.SortFunc(want, func(a, b Hit) int {
-			if better(a, b) {
-				return -1
-			}
-			return 1
-		})
+		slices.SortFunc(want, bestFirst)
 		selectBest(hits, k)
 		got := slices.Clone(hits[:k])
-		slices.SortFunc(got, func(a, b Hit) int {
-			if better(a, b) {
-				return -1
-			}
-			return 1
-		})
+		slices.SortFunc(got, bestFirst)
 		if !slices.Equal(got, want[:k]) {
 			t.Fatalf("round %d (n %d, k %d, %d levels): first difference at %d", round, n, k, levels, firstDiff(got, want[:k]))
 		}
