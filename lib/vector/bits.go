@@ -257,7 +257,7 @@ type bitQuery struct {
 	// lut holds, per pair of code bytes j, j+1 (128 bytes), the 16-entry
 	// tables of the low nibbles of byte j and of byte j+1, then of their
 	// high nibbles, each twice (32 bytes, one per 128-bit lane): entry n
-	// is the sum of u_i over the set bits of n, an int8.
+	// is lutBias plus the sum of u_i over the set bits of n (|sum| ≤ 28).
 	lut []byte
 	// par is {2Δ, Δ·U}.
 	par [2]float32
@@ -298,11 +298,19 @@ func newBitQuery(rot *rotation, nbits int, q []float32) *bitQuery {
 			for n := 9; n < 16; n++ {
 				t[n] = t[n-8] + byte(w[3])
 			}
+			for n := range 16 {
+				t[n] += lutBias
+			}
 			copy(t[16:], t[:16])
 		}
 	}
 	return bq
 }
+
+// lutBias is added to every table entry: the four entries a row adds per
+// pair of code bytes then sum to their signed sum plus 128, in 16 to 240,
+// an unsigned byte the kernels widen without a further step.
+const lutBias = 32
 
 // lutOffset is the offset in bitQuery.lut of the table of byte j's low
 // (half 0) or high (half 1) nibble.
@@ -345,7 +353,7 @@ func scanBitsGo(codes []byte, fac []float32, nbits, nblocks int, bq *bitQuery, b
 			ip := 0
 			for j := range nb {
 				x := c[j*bitBlock+r]
-				ip += int(int8(bq.lut[lutOffset(j, 0)+int(x&15)])) + int(int8(bq.lut[lutOffset(j, 1)+int(x>>4)]))
+				ip += int(bq.lut[lutOffset(j, 0)+int(x&15)]) + int(bq.lut[lutOffset(j, 1)+int(x>>4)]) - 2*lutBias
 			}
 			t := float32(float32(ip)*d2) - s
 			e := f[p] * t

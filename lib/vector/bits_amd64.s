@@ -4,8 +4,8 @@
 //
 // Per block of 32 rows: for each pair of code bytes (32 rows each), split
 // the bytes into nibbles, look each up in its 16-entry table (VPSHUFB;
-// signed entries), add the four results as bytes (|sum| ≤ 112), bias them
-// by 128 (unsigned), then accumulate into 16-bit lanes: Y8 gets byte pairs
+// entries biased by 32), add the four results as bytes (the signed sum
+// biased by 128: 16 to 240), then accumulate into 16-bit lanes: Y8 gets byte pairs
 // as words (even row + 256·odd row), Y9 the odd rows alone; even = Y8 −
 // 256·Y9 at the end (mod 2^16, exact: every sum is < 2^16). Per group of 8
 // rows (blockRow order) the sums lose their bias and become estimates
@@ -30,9 +30,6 @@ TEXT ·scanBitsAVX2(SB), NOSPLIT, $0-72
 	MOVL $0x0f0f0f0f, AX
 	VMOVD AX, X15
 	VPBROADCASTD X15, Y15
-	MOVL $0x80808080, AX
-	VMOVD AX, X10
-	VPBROADCASTD X10, Y10
 	MOVQ R10, AX
 	SHLQ $7, AX // the bias: 128 per step
 	VMOVD AX, X12
@@ -65,7 +62,6 @@ inner:
 	VPADDB     Y5, Y4, Y4
 	VPADDB     Y7, Y6, Y6
 	VPADDB     Y6, Y4, Y4
-	VPXOR      Y10, Y4, Y4
 	VPADDW     Y4, Y8, Y8
 	VPSRLW     $8, Y4, Y4
 	VPADDW     Y4, Y9, Y9

@@ -53,8 +53,8 @@ func queryLevels(bq *bitQuery, nbits int) []int8 {
 	u := make([]int8, nbits)
 	for j := range nbits / 8 {
 		for k := range 4 {
-			u[8*j+k] = int8(bq.lut[lutOffset(j, 0)+1<<k])
-			u[8*j+4+k] = int8(bq.lut[lutOffset(j, 1)+1<<k])
+			u[8*j+k] = int8(bq.lut[lutOffset(j, 0)+1<<k] - lutBias)
+			u[8*j+4+k] = int8(bq.lut[lutOffset(j, 1)+1<<k] - lutBias)
 		}
 	}
 	return u
