@@ -285,8 +285,8 @@ const prefetchAhead = 4
 // re-scoring asks for ahead: its head, from which the hardware streams
 // the rest as the dot product reads on. Asking for all 2 KB of a 512-d
 // vector four candidates ahead fills the core's miss buffers and stalls
-// the prefetches themselves (the exact stage took ~5% more CPU on the
-// Linux source's vectors).
+// the prefetches themselves (a search of the Linux source's vectors took
+// ~5% more CPU).
 const vecPrefetchBytes = 256
 
 // bitChunk is the number of code blocks scored per kernel call.
