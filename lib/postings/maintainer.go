@@ -180,7 +180,7 @@ func (m *Maintainer) run(ctx context.Context) {
 			continue
 		}
 		before := m.position()
-		err := m.apply(ctx)
+		err := m.catchUp(ctx)
 		if m.position() != before || !m.w.b.empty() {
 			idle = settler{since: time.Now()}
 		}
@@ -348,10 +348,26 @@ func docOf(cs []store.PostingsChange) func(i int, d *Doc) {
 	}
 }
 
-// apply adds every logged change after the index's position to the
-// writer (unflushed): those queued in memory when they continue the
-// position without a gap, else read back from the store.
-func (m *Maintainer) apply(ctx context.Context) error {
+// catchUp adds every logged change after the index's position to the
+// writer, flushing whenever the writer holds flushBytes or more, so that
+// what a maintainer catches up on never piles up in memory.
+func (m *Maintainer) catchUp(ctx context.Context) error {
+	for {
+		more, err := m.apply(ctx)
+		if err != nil || !more {
+			return err
+		}
+		if err := m.flush(ctx); err != nil {
+			return err
+		}
+	}
+}
+
+// apply adds the logged changes after the index's position to the writer
+// (unflushed): those queued in memory when they continue the position
+// without a gap, else read back from the store. It stops once the writer
+// holds flushBytes or more, reporting more: changes may remain.
+func (m *Maintainer) apply(ctx context.Context) (more bool, err error) {
 	for {
 		pos := m.position()
 		m.mu.Lock()
@@ -390,19 +406,22 @@ func (m *Maintainer) apply(ctx context.Context) error {
 			var err error
 			use, last, err = m.Store.PostingsChanges(ctx, pos, readBatch)
 			if err != nil {
-				return err
+				return false, err
 			}
 			if len(use) == 0 {
 				if last > pos {
 					// Pruned by another maintainer past our position: the
 					// index cannot catch up change by change.
-					return m.rebuild(ctx, m.w, m.w.StoreID())
+					return false, m.rebuild(ctx, m.w, m.w.StoreID())
 				}
-				return nil
+				return false, nil
 			}
 		}
 		if err := m.applyChanges(use); err != nil {
-			return err
+			return false, err
+		}
+		if m.w.Buffered() >= flushBytes {
+			return true, nil
 		}
 	}
 }
@@ -466,7 +485,7 @@ func (m *Maintainer) flushOnExit() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := m.apply(ctx); err == nil {
+	if err := m.catchUp(ctx); err == nil {
 		err = m.flush(ctx)
 		if err != nil && m.Log != nil {
 			m.Log("keyword index: " + err.Error())

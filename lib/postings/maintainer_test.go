@@ -210,6 +210,39 @@ func TestMaintainerCatchesUpAndRebuilds(t *testing.T) {
 	}
 }
 
+// A maintainer catching up a long log (here: started after 90 documents
+// were stored) flushes whenever it holds flushBytes, rather than holding
+// the whole log in memory until it has caught up: what it buffers is
+// bounded by flushBytes, not by how far behind it is.
+func TestMaintainerCatchingUpFlushesInSteps(t *testing.T) {
+	defer func(b int64, n int) { flushBytes, readBatch = b, n }(flushBytes, readBatch)
+	flushBytes, readBatch = 4<<10, 10
+	dir := t.TempDir()
+	st := openStore(t, dir)
+	m := startMaintainer(t, dir, st)
+	putDoc(t, st, "a.go", "", "1", "alpha")
+	if err := st.SyncPostings(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	m.Close()
+	st.AttachPostings(nil)
+	before := current(t, dir, st).Segments()
+	r := rand.New(rand.NewSource(7))
+	for i := range 90 {
+		putDoc(t, st, fmt.Sprintf("f%d.go", i), "", "1", words[r.Intn(len(words))]+" gamma "+words[r.Intn(len(words))], "delta "+words[r.Intn(len(words))])
+	}
+	startMaintainer(t, dir, st)
+	s := current(t, dir, st)
+	if got := find(t, s, "gamma"); len(got) != 90 || s.Rows() != 181 {
+		t.Errorf("gamma: %d chunks, want 90; %d rows, want 181", len(got), s.Rows())
+	}
+	t.Logf("segments: %d before, %d after", before, s.Segments())
+	if s.Segments()-before < 2 {
+		t.Errorf("caught up on 180 chunks in %d new segment(s): all were held until the end", s.Segments()-before)
+	}
+	assertSameAsRebuild(t, dir, st, s, []string{"gamma delta", "gamma", "delta read"})
+}
+
 // Two maintainers on one state dir (two processes writing chunks): one
 // holds the lock and applies both's changes; the other's Sync waits for
 // it, and takes over when it stops.
