@@ -33,6 +33,23 @@ func startMaintainer(t *testing.T, dir string, st *store.Store) *Maintainer {
 	return m
 }
 
+// stoppedMaintainer returns a state dir and its store, whose keyword index
+// holds one chunk of text and whose maintainer has stopped: what is
+// stored next is only logged, for the next maintainer to catch up on.
+func stoppedMaintainer(t *testing.T, text string) (string, *store.Store) {
+	t.Helper()
+	dir := t.TempDir()
+	st := openStore(t, dir)
+	m := startMaintainer(t, dir, st)
+	putDoc(t, st, "a.go", "", "1", text)
+	if err := st.SyncPostings(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	m.Close()
+	st.AttachPostings(nil)
+	return dir, st
+}
+
 // putDoc stores a document of text chunks under rel.
 func putDoc(t *testing.T, st *store.Store, rel, title, hash string, texts ...string) store.RepResult {
 	t.Helper()
@@ -172,15 +189,7 @@ func assertSameAsRebuild(t *testing.T, dir string, st *store.Store, s *Snapshot,
 // writer without a maintainer) are applied from the log by the next
 // maintainer; an index of another store is rebuilt.
 func TestMaintainerCatchesUpAndRebuilds(t *testing.T) {
-	dir := t.TempDir()
-	st := openStore(t, dir)
-	m := startMaintainer(t, dir, st)
-	putDoc(t, st, "a.go", "", "1", "alpha beta")
-	if err := st.SyncPostings(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	m.Close()
-	st.AttachPostings(nil)
+	dir, st := stoppedMaintainer(t, "alpha beta")
 	r := rand.New(rand.NewSource(4))
 	for i := range 30 {
 		putDoc(t, st, fmt.Sprintf("f%d.go", i), "", "1", words[r.Intn(len(words))]+" gamma", "delta "+words[r.Intn(len(words))])
@@ -217,15 +226,7 @@ func TestMaintainerCatchesUpAndRebuilds(t *testing.T) {
 func TestMaintainerCatchingUpFlushesInSteps(t *testing.T) {
 	defer func(b int64, n int) { flushBytes, readBatch = b, n }(flushBytes, readBatch)
 	flushBytes, readBatch = 4<<10, 10
-	dir := t.TempDir()
-	st := openStore(t, dir)
-	m := startMaintainer(t, dir, st)
-	putDoc(t, st, "a.go", "", "1", "alpha")
-	if err := st.SyncPostings(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	m.Close()
-	st.AttachPostings(nil)
+	dir, st := stoppedMaintainer(t, "alpha")
 	before := current(t, dir, st).Segments()
 	r := rand.New(rand.NewSource(7))
 	for i := range 90 {
