@@ -351,7 +351,8 @@ func (s *Snapshot) bitBar(segs []int, bq *bitQuery, c, blocks int) float32 {
 		if i < 0 {
 			continue
 		}
-		g, b := ahead[i%len(ahead)].g, ahead[i%len(ahead)].b
+		next := ahead[i%len(ahead)]
+		g, b := next.g, next.b
 		if g == nil {
 			continue
 		}
