@@ -118,7 +118,7 @@ func (w *Writer) merge(snap *Snapshot, i, j int, man *manifest) (*segment, error
 	if err := writeSegment(path, man.dim, len(rows), tombs, row, bits); err != nil {
 		return nil, err
 	}
-	g, err := openSegment(path, seq, man.dim, false)
+	g, err := openWritten(path, seq, man.dim)
 	if err != nil {
 		return nil, err
 	}

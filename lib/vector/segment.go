@@ -302,6 +302,19 @@ func openSegment(path string, seq uint64, dim int, full bool) (*segment, error) 
 	return s, nil
 }
 
+// openWritten is openSegment (meta checksum only) for a segment this
+// process has just written, whose pages the checksum pass then drops: an
+// index run writes and merges segments of hundreds of MB, and its resident
+// set must not grow with them (a search faults back what it reads).
+func openWritten(path string, seq uint64, dim int) (*segment, error) {
+	g, err := openSegment(path, seq, dim, false)
+	if err != nil {
+		return nil, err
+	}
+	mmapfile.Evict(g.data)
+	return g, nil
+}
+
 // parseSegment views a segment image (8-byte aligned) as a segment.
 func parseSegment(b []byte, dim int, full bool) (*segment, error) {
 	le := binary.LittleEndian

@@ -215,7 +215,7 @@ func (w *Writer) Flush() error {
 		if err := writeSegment(segPath(w.path, seq), d, g.rows(), g.tombs, row, g.bitsOf()); err != nil {
 			return w.writeError(err)
 		}
-		ng, err := openSegment(segPath(w.path, seq), seq, man.dim, false)
+		ng, err := openWritten(segPath(w.path, seq), seq, man.dim)
 		if err != nil {
 			return w.writeError(err)
 		}
