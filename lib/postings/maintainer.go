@@ -189,7 +189,8 @@ func (m *Maintainer) run(ctx context.Context) {
 		} else if err == nil && firstPending.IsZero() {
 			firstPending = time.Now()
 		}
-		if err == nil && (reply != nil || m.w.Buffered() >= flushBytes || !firstPending.IsZero() && time.Since(firstPending) >= flushEvery) {
+		// catchUp has flushed whatever reached flushBytes.
+		if err == nil && (reply != nil || !firstPending.IsZero() && time.Since(firstPending) >= flushEvery) {
 			err = m.flush(ctx)
 			firstPending = time.Time{}
 		}
@@ -350,7 +351,8 @@ func docOf(cs []store.PostingsChange) func(i int, d *Doc) {
 
 // catchUp adds every logged change after the index's position to the
 // writer, flushing whenever the writer holds flushBytes or more, so that
-// what a maintainer catches up on never piles up in memory.
+// what a maintainer catches up on never piles up in memory: it returns
+// with less than flushBytes unflushed.
 func (m *Maintainer) catchUp(ctx context.Context) error {
 	for {
 		more, err := m.apply(ctx)
