@@ -189,9 +189,9 @@ func TestApproximateSearchDeadRowsFilterParts(t *testing.T) {
 	if !s.Approximate() {
 		t.Fatal("not approximate")
 	}
-	defer func(v int) { bitPartMin = v }(bitPartMin)
+	defer func(v int) { bitPiece = v }(bitPiece)
 	for _, q := range qs {
-		bitPartMin = 1 << 17
+		bitPiece = 1 << 30
 		one, err := s.Search(q, 20, nil)
 		must(t, err)
 		for _, h := range one {
@@ -200,7 +200,7 @@ func TestApproximateSearchDeadRowsFilterParts(t *testing.T) {
 				t.Fatalf("hit %d: deleted (%v) or stale score %v", h.Label, !ok, h.Score)
 			}
 		}
-		bitPartMin = 1024 // as many parts as there are cores (up to 4)
+		bitPiece = 128 // many pieces, claimed by the caller and its helpers
 		parts, err := s.Search(q, 20, nil)
 		must(t, err)
 		if !slices.Equal(one, parts) {
@@ -441,7 +441,9 @@ func TestBitBarKeepsCandidatesAndRarelyMisses(t *testing.T) {
 	for _, q := range qs {
 		got := s.bitStage(segs, blocks, q, c, nil)
 		bq := newBitQuery(rotationFor(dp), nbits, q)
-		want := s.bitCandidates(segs, bq, c, float32(math.Inf(-1)), 0, blocks, nil)
+		all := newTopSet(c)
+		s.bitCandidates(&all, segs, bq, 0, blocks, nil)
+		want := all.best()
 		if len(got) != c || len(want) != c {
 			t.Fatalf("%d candidates with the bar, %d without, want %d", len(got), len(want), c)
 		}

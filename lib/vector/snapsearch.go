@@ -140,8 +140,8 @@ func (s *Snapshot) Search(q []float32, k int, accept func(label int64) bool) ([]
 			}
 		}
 	}
-	merge(inParts(total, partMin, accept, func(lo, hi int) []Hit {
-		return s.approx(scanned, qc, qs, c, lo, hi, accept)
+	merge(inParts(total, partMin/4, accept, func() topSet { return newTopSet(c) }, func(t *topSet, lo, hi int) {
+		s.approx(t, scanned, qc, qs, lo, hi, accept)
 	}))
 	if len(bitSegs) > 0 {
 		cands := s.bitStage(bitSegs, blocks, q, bitCount(k), accept)
@@ -208,32 +208,53 @@ func (s *Snapshot) SearchExact(q []float32, k int) ([]Hit, error) {
 	return h.sorted(), nil
 }
 
-// bitPartMin is the least rows per part of a one-bit scan run in parts.
-var bitPartMin = 1 << 17
+// bitPiece is the rows of the pieces a one-bit scan is claimed in.
+var bitPiece = 1 << 14
 
-// inParts runs scan over [0, n) in up to maxParts parts of at least
-// partRows concurrently (one when accept is set: it must run on the
-// calling goroutine) and returns the concatenation of their results.
-func inParts(n, partRows int, accept func(int64) bool, scan func(lo, hi int) []Hit) []Hit {
+// minPieces is the least pieces a scan must span to be shared with
+// helpers: a smaller one costs less scanned on one core than a helper's
+// wake-up and second candidate set.
+const minPieces = 8
+
+// inParts scans [0, n) and returns the union of the best hits each worker
+// kept. The calling goroutine scans alone when n spans fewer than
+// minPieces pieces of piece rows or accept is set (it must run on the
+// calling goroutine); otherwise up to maxParts−1 helpers join it, every
+// worker claiming the next piece until none is left and scanning into its
+// own set from newSet. A helper that starts late, once a busy core frees
+// up, finds fewer pieces or none: no piece waits for it.
+func inParts(n, piece int, accept func(int64) bool, newSet func() topSet, scan func(t *topSet, lo, hi int)) []Hit {
 	if n == 0 {
 		return nil
 	}
-	parts := min(runtime.GOMAXPROCS(0), n/partRows, maxParts)
-	if parts <= 1 || accept != nil {
-		return scan(0, n)
+	helpers := min(runtime.GOMAXPROCS(0), maxParts) - 1
+	if helpers <= 0 || n < minPieces*piece || accept != nil {
+		t := newSet()
+		scan(&t, 0, n)
+		return t.best()
 	}
-	found := make([][]Hit, parts)
-	var wg sync.WaitGroup
-	for p := range parts {
-		part := func() { found[p] = scan(p*n/parts, (p+1)*n/parts) }
-		if p == parts-1 {
-			part()
-		} else {
-			wg.Go(part)
+	var next atomic.Int64
+	work := func() []Hit {
+		var t topSet
+		for {
+			lo := int(next.Add(int64(piece))) - piece
+			if lo >= n {
+				break
+			}
+			if t.k == 0 {
+				t = newSet()
+			}
+			scan(&t, lo, min(lo+piece, n))
 		}
+		return t.best()
 	}
+	found := make([][]Hit, helpers)
+	var wg sync.WaitGroup
+	for i := range found {
+		wg.Go(func() { found[i] = work() })
+	}
+	all := work()
 	wg.Wait()
-	var all []Hit
 	for _, hs := range found {
 		all = append(all, hs...)
 	}
@@ -243,11 +264,10 @@ func inParts(n, partRows int, accept func(int64) bool, scan func(lo, hi int) []H
 // scanBlock is the number of rows scored per kernel call.
 const scanBlock = 512
 
-// approx returns up to c candidates with the best approximate scores among
+// approx adds to h the candidates with the best approximate scores among
 // rows [lo, hi) of the segments listed in scanned (rows numbered across
 // them in order). A candidate's Label is its position, segment<<32 | row.
-func (s *Snapshot) approx(scanned []int, qc []int16, qs float32, c, lo, hi int, accept func(int64) bool) []Hit {
-	h := newTopSet(c)
+func (s *Snapshot) approx(h *topSet, scanned []int, qc []int16, qs float32, lo, hi int, accept func(int64) bool) {
 	var dots [scanBlock]int32
 	base := 0
 	for _, si := range scanned {
@@ -273,7 +293,6 @@ func (s *Snapshot) approx(scanned []int, qc []int16, qs float32, c, lo, hi int, 
 			}
 		}
 	}
-	return h.best()
 }
 
 // prefetchAhead is how many candidates ahead re-scoring asks for a
@@ -477,8 +496,8 @@ func (s *Snapshot) bitStage(segs []int, blocks int, q []float32, c int, accept f
 	dp, nbits := bitDims(s.dim)
 	bq := newBitQuery(rotationFor(dp), nbits, q)
 	scan := func(bar float32) []Hit {
-		hits := inParts(blocks, bitPartMin/bitBlock, accept, func(lo, hi int) []Hit {
-			return s.bitCandidates(segs, bq, c, bar, lo, hi, accept)
+		hits := inParts(blocks, bitPiece/bitBlock, accept, func() topSet { return newTopSetAbove(c, bar) }, func(t *topSet, lo, hi int) {
+			s.bitCandidates(t, segs, bq, lo, hi, accept)
 		})
 		if len(hits) > c { // several parts: keep the best c of their union
 			selectBest(hits, c)
@@ -498,12 +517,10 @@ func (s *Snapshot) bitStage(segs []int, blocks int, q []float32, c int, accept f
 	return hits
 }
 
-// bitCandidates returns up to c candidates with the best one-bit estimates
-// of at least bar among code blocks [lo, hi) of the segments listed in
-// segs (blocks numbered across them in order), labelled by position as in
-// approx.
-func (s *Snapshot) bitCandidates(segs []int, bq *bitQuery, c int, bar float32, lo, hi int, accept func(int64) bool) []Hit {
-	h := newTopSetAbove(c, bar)
+// bitCandidates adds to h the candidates with the best one-bit estimates
+// among code blocks [lo, hi) of the segments listed in segs (blocks
+// numbered across them in order), labelled by position as in approx.
+func (s *Snapshot) bitCandidates(h *topSet, segs []int, bq *bitQuery, lo, hi int, accept func(int64) bool) {
 	var est [bitChunk * bitBlock]float32
 	var masks [bitChunk]uint32
 	base := 0
@@ -543,7 +560,6 @@ func (s *Snapshot) bitCandidates(segs []int, bq *bitQuery, c int, bar float32, l
 			}
 		}
 	}
-	return h.best()
 }
 
 // checkVector validates a vector's length and values for an index of
