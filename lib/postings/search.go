@@ -182,6 +182,12 @@ func worse(a, b Hit) bool {
 	return a.ID > b.ID
 }
 
+// admits reports whether a hit scoring score may be kept: push decides
+// ties, by id.
+func (t *topHits) admits(score float64) bool {
+	return len(t.hits) < t.k || score >= t.hits[0].Score
+}
+
 func (t *topHits) push(h Hit) {
 	if len(t.hits) < t.k {
 		t.hits = append(t.hits, h)

@@ -219,7 +219,9 @@ func (s *Snapshot) searchSegment(si int, g *segment, q *Query, cols ColumnSet, u
 					score += units[u].idf * ((f * (k1 + 1.0)) / (f + norm))
 				}
 			}
-			top.push(Hit{ID: g.ids[r], Score: score})
+			if top.admits(score) { // most rows are not: their id is never read
+				top.push(Hit{ID: g.ids[r], Score: score})
+			}
 		}
 	}
 }
