@@ -227,6 +227,7 @@ func inParts(n, piece int, accept func(int64) bool, newSet func() topSet, scan f
 	if n == 0 {
 		return nil
 	}
+	piece = max(piece, 1)
 	helpers := min(runtime.GOMAXPROCS(0), maxParts) - 1
 	if helpers <= 0 || n < minPieces*piece || accept != nil {
 		t := newSet()
@@ -499,7 +500,7 @@ func (s *Snapshot) bitStage(segs []int, blocks int, q []float32, c int, accept f
 		hits := inParts(blocks, bitPiece/bitBlock, accept, func() topSet { return newTopSetAbove(c, bar) }, func(t *topSet, lo, hi int) {
 			s.bitCandidates(t, segs, bq, lo, hi, accept)
 		})
-		if len(hits) > c { // several parts: keep the best c of their union
+		if len(hits) > c { // several workers: keep the best c of their union
 			selectBest(hits, c)
 			hits = hits[:c]
 		}

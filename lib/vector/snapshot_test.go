@@ -3,6 +3,7 @@ package vector
 import (
 	"math/rand"
 	"os"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -59,6 +60,44 @@ func TestSnapshotSearchMatchesExactScan(t *testing.T) {
 	// Big enough to search in parts: the same result as one part.
 	if _, err := s.Search(make([]float32, dim+1), 3, nil); errcode.Of(err) != errcode.InvalidField {
 		t.Errorf("wrong-dimension query: %v", err)
+	}
+}
+
+// inParts scans every row exactly once, whichever worker claims each
+// piece, and keeps the best hits of all of them.
+func TestInPartsScansEveryRowOnce(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(maxParts))
+	for _, c := range []struct{ n, piece int }{{1, 5}, {39, 5}, {40, 5}, {41, 5}, {1000, 7}, {1000, 1}, {8 * 64, 64}} {
+		seen := make([]atomic.Int32, c.n)
+		score := func(r int) float32 { return float32((r * 7919) % 1009) }
+		got := inParts(c.n, c.piece, nil, func() topSet { return newTopSet(10) }, func(h *topSet, lo, hi int) {
+			for r := lo; r < hi; r++ {
+				seen[r].Add(1)
+				if h.admits(score(r), int64(r)) {
+					h.push(Hit{Label: int64(r), Score: score(r)})
+				}
+			}
+		})
+		for r := range seen {
+			if n := seen[r].Load(); n != 1 {
+				t.Fatalf("n=%d piece=%d: row %d scanned %d times", c.n, c.piece, r, n)
+			}
+		}
+		want := topK{k: 10}
+		for r := range c.n {
+			if want.admits(score(r), int64(r)) {
+				want.push(Hit{Label: int64(r), Score: score(r)})
+			}
+		}
+		best := topK{k: 10}
+		for _, h := range got {
+			if best.admits(h.Score, h.Label) {
+				best.push(h)
+			}
+		}
+		if !slices.Equal(best.sorted(), want.sorted()) {
+			t.Fatalf("n=%d piece=%d: best %v, want %v", c.n, c.piece, best.sorted(), want.sorted())
+		}
 	}
 }
 
