@@ -138,6 +138,8 @@ func (s *Snapshot) Search(q []float32, k int, accept func(label int64) bool) ([]
 			}
 		}
 	}
+	// Pieces of partMin/4 rows: an int8 scan is shared from 2·partMin rows
+	// (minPieces pieces), as the one-bit scan is from 2^17.
 	merge(inParts(total, partMin/4, accept, func() topSet { return newTopSet(c) }, func(t *topSet, lo, hi int) {
 		s.approx(t, scanned, qc, qs, lo, hi, accept)
 	}))

@@ -83,22 +83,25 @@ func TestInPartsScansEveryRowOnce(t *testing.T) {
 				t.Fatalf("n=%d piece=%d: row %d scanned %d times", c.n, c.piece, r, n)
 			}
 		}
-		want := topK{k: 10}
-		for r := range c.n {
-			if want.admits(score(r), int64(r)) {
-				want.push(Hit{Label: int64(r), Score: score(r)})
-			}
+		all := make([]Hit, c.n)
+		for r := range all {
+			all[r] = Hit{Label: int64(r), Score: score(r)}
 		}
-		best := topK{k: 10}
-		for _, h := range got {
-			if best.admits(h.Score, h.Label) {
-				best.push(h)
-			}
-		}
-		if !slices.Equal(best.sorted(), want.sorted()) {
-			t.Fatalf("n=%d piece=%d: best %v, want %v", c.n, c.piece, best.sorted(), want.sorted())
+		if best, want := bestOf(got, 10), bestOf(all, 10); !slices.Equal(best, want) {
+			t.Fatalf("n=%d piece=%d: best %v, want %v", c.n, c.piece, best, want)
 		}
 	}
+}
+
+// bestOf returns the k best of hs, best first.
+func bestOf(hs []Hit, k int) []Hit {
+	h := topK{k: k}
+	for _, x := range hs {
+		if h.admits(x.Score, x.Label) {
+			h.push(x)
+		}
+	}
+	return h.sorted()
 }
 
 // The concurrent search over parts returns what the sequential one does.
